@@ -1,0 +1,74 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// One settings list for every Swift target, so the language mode and checks never drift apart.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "Orrery",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "orrery", targets: ["orrery"]),
+        .library(name: "OrreryCore", targets: ["OrreryCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+    ],
+    targets: [
+        // C libraries, as system-library targets found through pkg-config.
+        .systemLibrary(
+            name: "CLibevent",
+            pkgConfig: "libevent_openssl",
+            providers: [.apt(["libevent-dev", "libssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+
+        // Pure domain: stubs, matching, the route index, status codes. No I/O, no C.
+        .target(
+            name: "OrreryCore",
+            dependencies: [.product(name: "Yams", package: "Yams")],
+            swiftSettings: swiftSettings
+        ),
+        // The only Swift target that touches C: event loops, the HTTP listener, zlib.
+        .target(
+            name: "OrreryEvent",
+            dependencies: ["OrreryCore", "CLibevent", "CZlib"],
+            swiftSettings: swiftSettings
+        ),
+        // Composition: the daemon, the request pipeline, the admin API.
+        .target(
+            name: "OrreryServer",
+            dependencies: [
+                "OrreryCore", "OrreryEvent",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "orrery",
+            dependencies: [
+                "OrreryServer", "OrreryCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        .testTarget(name: "OrreryCoreTests", dependencies: ["OrreryCore"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "OrreryServerTests",
+            dependencies: ["OrreryServer", "OrreryCore", "OrreryEvent"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "OrreryEndToEndTests", dependencies: ["OrreryCore"], swiftSettings: swiftSettings),
+    ]
+)

@@ -1,0 +1,63 @@
+/// Header fields in the order received; names compare without regard to ASCII case.
+public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
+    public var entries: [(name: String, value: String)]
+
+    public init(_ entries: [(name: String, value: String)] = []) {
+        self.entries = entries
+    }
+
+    public init(dictionaryLiteral elements: (String, String)...) {
+        entries = elements.map { (name: $0.0, value: $0.1) }
+    }
+
+    public subscript(name: String) -> String? {
+        first(named: name)
+    }
+
+    public func first(named name: String) -> String? {
+        entries.first(where: { $0.name.equalsIgnoringASCIICase(name) })?.value
+    }
+
+    public func all(named name: String) -> [String] {
+        entries.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
+    }
+
+    public func contains(_ name: String) -> Bool {
+        entries.contains(where: { $0.name.equalsIgnoringASCIICase(name) })
+    }
+
+    public mutating func add(_ name: String, _ value: String) {
+        entries.append((name, value))
+    }
+
+    /// Replaces every field of that name with one value.
+    public mutating func set(_ name: String, _ value: String) {
+        remove(name)
+        entries.append((name, value))
+    }
+
+    public mutating func remove(_ name: String) {
+        entries.removeAll(where: { $0.name.equalsIgnoringASCIICase(name) })
+    }
+
+    public var count: Int { entries.count }
+
+    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
+        entries.makeIterator()
+    }
+}
+
+extension String {
+    /// ASCII case-insensitive equality without allocating lowercased copies (header names are ASCII).
+    public func equalsIgnoringASCIICase(_ other: String) -> Bool {
+        let lhs = utf8
+        let rhs = other.utf8
+        guard lhs.count == rhs.count else { return false }
+        for (a, b) in zip(lhs, rhs) where a != b {
+            guard a | 0x20 == b | 0x20, (a | 0x20) >= UInt8(ascii: "a"), (a | 0x20) <= UInt8(ascii: "z") else {
+                return false
+            }
+        }
+        return true
+    }
+}

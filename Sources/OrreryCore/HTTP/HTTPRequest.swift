@@ -1,0 +1,63 @@
+/// A request as the matchers see it: copied out of the server's buffers once, at the boundary.
+public struct HTTPRequest: Sendable {
+    /// Upper-case method token as received (`GET`, `PATCH`, `PROPFIND`).
+    public var method: String
+    /// The request target exactly as received (`/a%20b?x=1`, or `http://host/a` from a proxy client).
+    public var target: String
+    /// Percent-decoded path, always starting with `/`.
+    public var path: String
+    /// The query string as received, without `?`; empty when there is none.
+    public var rawQuery: Substring
+    public var query: [QueryItem]
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+    /// Host (and port, as written) from an absolute request target, else from the `Host` header.
+    public var host: String?
+    /// True when the client sent an absolute URI, as it does when it uses Orrery as its HTTP proxy.
+    public var isAbsoluteForm: Bool
+
+    public init(method: String, target: String, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
+        self.method = method.uppercased()
+        self.target = target
+        self.headers = headers
+        self.body = body
+        var rest = Substring(target)
+        var authority: Substring?
+        if !rest.hasPrefix("/"), let colon = rest.firstIndex(of: ":"), rest[colon...].hasPrefix("://") {
+            rest = rest[rest.index(colon, offsetBy: 3)...]
+            let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
+            authority = rest[..<authorityEnd]
+            rest = rest[authorityEnd...]
+        }
+        isAbsoluteForm = authority != nil
+        if let fragment = rest.firstIndex(of: "#") { rest = rest[..<fragment] }
+        let pathPart: Substring
+        if let questionMark = rest.firstIndex(of: "?") {
+            pathPart = rest[..<questionMark]
+            rawQuery = rest[rest.index(after: questionMark)...]
+        } else {
+            pathPart = rest
+            rawQuery = ""
+        }
+        let decodedPath = PercentDecoding.decode(pathPart)
+        path = decodedPath.hasPrefix("/") ? decodedPath : "/" + decodedPath
+        query = PercentDecoding.queryItems(rawQuery)
+        if let authority {
+            // Drop any user-info; keep host and port as written.
+            host = String(authority.split(separator: "@").last ?? authority)
+        } else {
+            host = headers.first(named: "Host")
+        }
+    }
+
+    public var bodyText: String { String(decoding: body, as: UTF8.self) }
+
+    /// The decoded path plus the query as received (`/users?page=2`): what `urlPattern` is matched against.
+    public var pathAndQuery: String {
+        rawQuery.isEmpty ? path : path + "?" + rawQuery
+    }
+
+    public func queryValues(named name: String) -> [String] {
+        query.filter { $0.name == name }.map(\.value)
+    }
+}

@@ -1,0 +1,66 @@
+/// Percent-decoding of URL paths, query strings and form bodies.
+public enum PercentDecoding {
+    /// Decodes `%XX` escapes (and `+` as a space when asked); malformed escapes are kept as written.
+    public static func decode(_ text: Substring, plusAsSpace: Bool = false) -> String {
+        let utf8 = text.utf8
+        // Fast path: nothing to decode, which is the usual case for paths.
+        if !utf8.contains(UInt8(ascii: "%")) && !(plusAsSpace && utf8.contains(UInt8(ascii: "+"))) {
+            return String(text)
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count)
+        var index = utf8.startIndex
+        while index != utf8.endIndex {
+            let byte = utf8[index]
+            if byte == UInt8(ascii: "%"),
+                let high = utf8.index(index, offsetBy: 1, limitedBy: utf8.endIndex), high != utf8.endIndex,
+                let low = utf8.index(high, offsetBy: 1, limitedBy: utf8.endIndex), low != utf8.endIndex,
+                let highValue = hexValue(utf8[high]), let lowValue = hexValue(utf8[low])
+            {
+                bytes.append(highValue << 4 | lowValue)
+                index = utf8.index(after: low)
+                continue
+            }
+            bytes.append(plusAsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+            index = utf8.index(after: index)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    public static func decode(_ text: String, plusAsSpace: Bool = false) -> String {
+        decode(Substring(text), plusAsSpace: plusAsSpace)
+    }
+
+    /// Splits `a=1&b=two` into decoded pairs; a name without `=` has an empty value.
+    public static func queryItems(_ query: Substring) -> [QueryItem] {
+        guard !query.isEmpty else { return [] }
+        return query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
+            if let equals = pair.firstIndex(of: "=") {
+                return QueryItem(
+                    name: decode(pair[..<equals], plusAsSpace: true),
+                    value: decode(pair[pair.index(after: equals)...], plusAsSpace: true))
+            }
+            return QueryItem(name: decode(pair, plusAsSpace: true), value: "")
+        }
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
+
+/// One `name=value` pair of a query string or form body, decoded.
+public struct QueryItem: Sendable, Equatable, Hashable {
+    public var name: String
+    public var value: String
+
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+}

@@ -1,0 +1,127 @@
+/// A JSON value that keeps object keys in the order they were written, so encoded bodies read as the user wrote them.
+public indirect enum JSONValue: Sendable, Equatable {
+    case null
+    case bool(Bool)
+    /// The number and its text as written, so `1.50` is served back as `1.50`.
+    case number(Double, text: String)
+    case string(String)
+    case array([JSONValue])
+    case object([(String, JSONValue)])
+
+    /// JSON equality as a matcher wants it: object key order is ignored, numbers compare by value.
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): return true
+        case (.bool(let a), .bool(let b)): return a == b
+        case (.number(let a, _), .number(let b, _)): return a == b
+        case (.string(let a), .string(let b)): return a == b
+        case (.array(let a), .array(let b)): return a == b
+        case (.object(let a), .object(let b)):
+            guard a.count == b.count else { return false }
+            var remaining = [String: JSONValue](b, uniquingKeysWith: { _, last in last })
+            for (key, value) in a {
+                guard let other = remaining.removeValue(forKey: key), other == value else { return false }
+            }
+            return remaining.isEmpty
+        default: return false
+        }
+    }
+
+    public subscript(key: String) -> JSONValue? {
+        guard case .object(let members) = self else { return nil }
+        return members.first(where: { $0.0 == key })?.1
+    }
+
+    public var stringValue: String? {
+        if case .string(let text) = self { return text }
+        return nil
+    }
+
+    /// Parses UTF-8 JSON text.
+    public static func parse(_ bytes: some Collection<UInt8>) throws(JSONSyntaxError) -> JSONValue {
+        try JSONSourceParser.parse(Array(bytes)).jsonValue
+    }
+
+    public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {
+        try parse(Array(text.utf8))
+    }
+
+    /// Compact JSON text, keys in their stored order.
+    public var encoded: String {
+        var out = ""
+        encode(into: &out, indent: nil, depth: 0)
+        return out
+    }
+
+    /// Indented JSON text for humans (admin API listings).
+    public var prettyEncoded: String {
+        var out = ""
+        encode(into: &out, indent: "  ", depth: 0)
+        return out
+    }
+
+    private func encode(into out: inout String, indent: String?, depth: Int) {
+        switch self {
+        case .null: out += "null"
+        case .bool(let flag): out += flag ? "true" : "false"
+        case .number(_, let text): out += text
+        case .string(let text): Self.encodeString(text, into: &out)
+        case .array(let items):
+            guard !items.isEmpty else { out += "[]"; return }
+            out += "["
+            for (index, item) in items.enumerated() {
+                if index > 0 { out += "," }
+                newline(&out, indent: indent, depth: depth + 1)
+                item.encode(into: &out, indent: indent, depth: depth + 1)
+            }
+            newline(&out, indent: indent, depth: depth)
+            out += "]"
+        case .object(let members):
+            guard !members.isEmpty else { out += "{}"; return }
+            out += "{"
+            for (index, (key, value)) in members.enumerated() {
+                if index > 0 { out += "," }
+                newline(&out, indent: indent, depth: depth + 1)
+                Self.encodeString(key, into: &out)
+                out += indent == nil ? ":" : ": "
+                value.encode(into: &out, indent: indent, depth: depth + 1)
+            }
+            newline(&out, indent: indent, depth: depth)
+            out += "}"
+        }
+    }
+
+    private func newline(_ out: inout String, indent: String?, depth: Int) {
+        guard let indent else { return }
+        out += "\n"
+        for _ in 0..<depth { out += indent }
+    }
+
+    static func encodeString(_ text: String, into out: inout String) {
+        out += "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        out += "\""
+    }
+}
+
+extension JSONValue {
+    public static func string(_ text: String?) -> JSONValue {
+        text.map { .string($0) } ?? .null
+    }
+
+    public static func int(_ value: Int) -> JSONValue {
+        .number(Double(value), text: String(value))
+    }
+}

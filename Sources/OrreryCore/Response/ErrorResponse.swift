@@ -1,0 +1,37 @@
+/// A response Orrery makes itself (no stub, a bad request, an admin error): JSON that carries the status's
+/// `failureReason` and `recoverySuggestion`, so a developer reading a failed test sees what to do.
+public struct ErrorResponse: Sendable {
+    public var status: Int
+    public var message: String
+    /// Extra members (near misses, the file and line of an error).
+    public var details: [(String, JSONValue)]
+
+    public init(status: Int, message: String, details: [(String, JSONValue)] = []) {
+        self.status = status
+        self.message = message
+        self.details = details
+    }
+
+    public init(_ code: HTTPStatusCode, message: String, details: [(String, JSONValue)] = []) {
+        self.init(status: code.rawValue, message: message, details: details)
+    }
+
+    public var json: JSONValue {
+        let code = HTTPStatusCode(rawValue: status)
+        var members: [(String, JSONValue)] = [
+            ("status", .int(status)),
+            ("error", .string(HTTPStatusCode.reasonPhrase(for: status))),
+            ("message", .string(message)),
+            ("failureReason", .string(code?.failureReason ?? "The request failed with status \(status).")),
+            ("recoverySuggestion", .string(code?.recoverySuggestion ?? "Check the request and try again.")),
+        ]
+        members += details
+        return .object(members)
+    }
+
+    public var body: [UInt8] { Array((json.prettyEncoded + "\n").utf8) }
+
+    public var headers: HTTPHeaders {
+        ["Content-Type": "application/json", "Cache-Control": "no-store"]
+    }
+}

@@ -1,0 +1,129 @@
+/// An immutable set of stubs, indexed for lookup by route.
+///
+/// Stubs with an exact path sit in a hash table keyed by (method, path): a request only checks the stubs of its own
+/// route, so the cost does not grow with the number of stubs. Stubs with a pattern (or no URL condition) are
+/// checked after, in rank order, and only while they could still beat the best exact match.
+public final class StubIndex: Sendable {
+    public let stubs: [IndexedStub]
+    private let exact: [RouteKey: [IndexedStub]]
+    private let patterns: [IndexedStub]
+    /// Every exact-path stub by path alone, whatever its method: the first place a miss looks for near misses.
+    private let byPath: [String: [IndexedStub]]
+    /// A few stubs under each path prefix (`/api/v1/users` for `/api/v1/users/7`), for misses on an unknown path.
+    private let byPrefix: [String: [IndexedStub]]
+
+    static let stubsKeptPerPrefix = 8
+
+    struct RouteKey: Hashable {
+        /// Empty for stubs that accept any method.
+        var method: String
+        var path: String
+    }
+
+    /// - Parameter compress: gzip for response bodies, applied once here rather than per request.
+    public init(_ stubs: [Stub], compress: (([UInt8]) -> [UInt8]?)? = nil) {
+        var indexed: [IndexedStub] = []
+        indexed.reserveCapacity(stubs.count)
+        var exact: [RouteKey: [IndexedStub]] = [:]
+        var patterns: [IndexedStub] = []
+        var byPath: [String: [IndexedStub]] = [:]
+        var byPrefix: [String: [IndexedStub]] = [:]
+        for (order, stub) in stubs.enumerated() {
+            let entry = IndexedStub(stub: stub, response: PreparedResponse(stub.response, compress: compress), order: order)
+            indexed.append(entry)
+            guard let path = stub.request.url.exactPath else {
+                patterns.append(entry)
+                continue
+            }
+            exact[RouteKey(method: stub.request.method ?? "", path: path), default: []].append(entry)
+            byPath[path, default: []].append(entry)
+            for prefix in Self.prefixes(of: path) {
+                if byPrefix[prefix, default: []].count < Self.stubsKeptPerPrefix {
+                    byPrefix[prefix, default: []].append(entry)
+                }
+            }
+        }
+        self.stubs = indexed
+        self.exact = exact.mapValues { $0.sorted { $0.rank < $1.rank } }
+        self.patterns = patterns.sorted { $0.rank < $1.rank }
+        self.byPath = byPath
+        self.byPrefix = byPrefix
+    }
+
+    public var count: Int { stubs.count }
+
+    /// The stub that answers the request, or nil. A `HEAD` request that no stub names falls back to `GET` stubs.
+    public func lookup(_ request: HTTPRequest) -> IndexedStub? {
+        if let found = lookup(request, method: request.method) { return found }
+        if request.method == "HEAD" { return lookup(request, method: "GET") }
+        return nil
+    }
+
+    private func lookup(_ request: HTTPRequest, method: String) -> IndexedStub? {
+        var best: IndexedStub?
+        if let candidates = exact[RouteKey(method: method, path: request.path)] {
+            best = candidates.first { $0.stub.request.matches(request, method: method) }
+        }
+        if let candidates = exact[RouteKey(method: "", path: request.path)],
+            let found = candidates.first(where: { $0.stub.request.matches(request, method: method) }),
+            best.map({ found.rank < $0.rank }) ?? true
+        {
+            best = found
+        }
+        for candidate in patterns {
+            if let best, !(candidate.rank < best.rank) { break }
+            if candidate.stub.request.matches(request, method: method) { return candidate }
+        }
+        return best
+    }
+
+    /// One stub that came close to a request, and what differed.
+    public struct NearMiss: Sendable {
+        public let stub: IndexedStub
+        public let mismatches: [Mismatch]
+    }
+
+    /// The stubs closest to a request no stub answered, fewest differences first.
+    ///
+    /// Looks only where the index points: stubs on the same path (any method), then stubs under the nearest shared
+    /// path prefix, then a bounded number of pattern stubs. No stub outside those is compared.
+    public func nearMisses(_ request: HTTPRequest, limit: Int = 5) -> [NearMiss] {
+        var seen = Set<ObjectIdentifier>()
+        var misses: [NearMiss] = []
+        func consider(_ entry: IndexedStub) {
+            guard seen.insert(ObjectIdentifier(entry)).inserted else { return }
+            misses.append(NearMiss(stub: entry, mismatches: entry.stub.request.mismatches(request)))
+        }
+        byPath[request.path]?.forEach(consider)
+        if misses.count < limit {
+            for prefix in Self.prefixes(of: request.path).reversed() {
+                let entries = (byPath[prefix] ?? []) + (byPrefix[prefix] ?? [])
+                guard !entries.isEmpty else { continue }
+                entries.forEach(consider)
+                break
+            }
+        }
+        // Patterns cannot be found by path, so a bounded number of them is checked in rank order.
+        for entry in patterns.prefix(64) { consider(entry) }
+        return Array(
+            misses.sorted {
+                $0.mismatches.count != $1.mismatches.count
+                    ? $0.mismatches.count < $1.mismatches.count : $0.stub.rank < $1.stub.rank
+            }.prefix(limit))
+    }
+
+    /// `/a/b/c` → `["/a", "/a/b"]`: the proper ancestors, shortest first.
+    static func prefixes(of path: String) -> [String] {
+        var result: [String] = []
+        var index = path.index(after: path.startIndex)
+        while let slash = path[index...].firstIndex(of: "/") {
+            result.append(String(path[..<slash]))
+            index = path.index(after: slash)
+        }
+        return result
+    }
+
+    public func stub(id: String) -> IndexedStub? {
+        stubs.first { $0.stub.id == id }
+    }
+}

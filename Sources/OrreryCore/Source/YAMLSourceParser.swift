@@ -1,0 +1,78 @@
+import Yams
+
+/// Turns YAML text into `SourceNode`s, keeping libyaml's line marks.
+enum YAMLSourceParser {
+    static func parse(_ text: String) throws(JSONSyntaxError) -> SourceNode {
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: text)
+        } catch let error as YamlError {
+            throw describe(error)
+        } catch {
+            throw JSONSyntaxError(line: 0, message: "YAML: \(error)")
+        }
+        guard let root else { return SourceNode(.null, line: 1) }
+        return try convert(root)
+    }
+
+    private static func convert(_ node: Node) throws(JSONSyntaxError) -> SourceNode {
+        let line = node.mark?.line ?? 0
+        switch node {
+        case .scalar(let scalar):
+            switch Tag.Name(rawValue: node.tag.rawValue) {
+            case .null: return SourceNode(.null, line: line)
+            case .bool: return SourceNode(.bool(node.bool ?? false), line: line)
+            case .int, .float:
+                if let number = node.float ?? node.int.map(Double.init) {
+                    return SourceNode(.number(number, text: scalar.string), line: line)
+                }
+                return SourceNode(.string(scalar.string), line: line)
+            default: return SourceNode(.string(scalar.string), line: line)
+            }
+        case .sequence(let sequence):
+            var items: [SourceNode] = []
+            for item in sequence { items.append(try convert(item)) }
+            return SourceNode(.array(items), line: line)
+        case .mapping(let mapping):
+            var members: [(key: String, keyLine: Int, value: SourceNode)] = []
+            for (key, value) in mapping {
+                let keyLine = key.mark?.line ?? line
+                guard case .scalar(let keyScalar) = key else {
+                    throw JSONSyntaxError(line: keyLine, message: "a mapping key must be a plain value")
+                }
+                if members.contains(where: { $0.key == keyScalar.string }) {
+                    throw JSONSyntaxError(line: keyLine, message: "duplicate key '\(keyScalar.string)'")
+                }
+                members.append((keyScalar.string, keyLine, try convert(value)))
+            }
+            return SourceNode(.object(members), line: line)
+        case .alias:
+            throw JSONSyntaxError(line: line, message: "YAML aliases are not supported in stub files")
+        }
+    }
+
+    private static func describe(_ error: YamlError) -> JSONSyntaxError {
+        switch error {
+        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
+            .composer(let context, let problem, let mark, _):
+            let prefix = context.map { "\($0.text) " } ?? ""
+            return JSONSyntaxError(line: mark.line, message: "YAML: \(prefix)\(problem)".trimmingSpaces)
+        case .reader(let problem, _, _, _):
+            return JSONSyntaxError(line: 0, message: "YAML: \(problem)")
+        case .duplicatedKeysInMapping(let duplicates, let context):
+            return JSONSyntaxError(
+                line: context.mark.line, message: "duplicate key '\(duplicates.joined(separator: "', '"))'")
+        default:
+            return JSONSyntaxError(line: 0, message: "YAML: \(error)")
+        }
+    }
+}
+
+extension String {
+    var trimmingSpaces: String {
+        var text = Substring(self)
+        while text.first == " " { text.removeFirst() }
+        while text.last == " " { text.removeLast() }
+        return String(text)
+    }
+}

@@ -1,0 +1,38 @@
+/// One condition on the request body; a stub's `body` section may combine several, and all must hold.
+public enum BodyMatcher: Sendable, CustomStringConvertible {
+    case equalTo(String)
+    /// JSON-equal: object key order is ignored, numbers compare by value.
+    case json(JSONValue)
+    case matches(Pattern)
+    case contains(String)
+    /// `application/x-www-form-urlencoded` fields, each with its own matcher.
+    case form([(String, ValueMatcher)])
+
+    public static let operatorNames = ["equalTo", "json", "matches", "contains", "form"]
+
+    public func matches(_ body: [UInt8]) -> Bool {
+        switch self {
+        case .equalTo(let expected): return body.elementsEqual(expected.utf8)
+        case .contains(let part): return part.isEmpty || String(decoding: body, as: UTF8.self).contains(part)
+        case .matches(let pattern): return pattern.matches(String(decoding: body, as: UTF8.self))
+        case .json(let expected):
+            guard let actual = try? JSONValue.parse(body) else { return false }
+            return actual == expected
+        case .form(let fields):
+            let items = PercentDecoding.queryItems(Substring(String(decoding: body, as: UTF8.self)))
+            return fields.allSatisfy { name, matcher in
+                matcher.matches(items.filter { $0.name == name }.map(\.value))
+            }
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .equalTo(let text): "equal to \"\(text.prefix(80))\""
+        case .json(let value): "JSON equal to \(value.encoded.prefix(120))"
+        case .matches(let pattern): "matching /\(pattern.source)/"
+        case .contains(let text): "containing \"\(text)\""
+        case .form(let fields): "form fields " + fields.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
+        }
+    }
+}

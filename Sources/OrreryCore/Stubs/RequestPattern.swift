@@ -1,0 +1,179 @@
+/// Which request URLs a stub answers.
+public enum URLMatcher: Sendable {
+    /// No URL condition (`stubAnyRequest`).
+    case any
+    /// The decoded path, exactly; the query is free.
+    case path(String)
+    /// Path and query exactly, the query parameters in any order.
+    case url(path: String, query: [QueryItem])
+    /// A regex over the decoded path plus the query as received.
+    case urlPattern(Pattern)
+    /// A regex over the decoded path alone.
+    case pathPattern(Pattern)
+
+    /// The path an index can look the stub up by; nil for patterns and `any`.
+    public var exactPath: String? {
+        switch self {
+        case .path(let path), .url(let path, _): path
+        default: nil
+        }
+    }
+}
+
+/// A field of a request that a stub expected differently: what a 404 and the journal explain.
+public struct Mismatch: Sendable, Equatable {
+    /// `method`, `host`, `path`, `url`, `query`, `header`, or `body`.
+    public var field: String
+    /// The header or query parameter name, when the field has one.
+    public var name: String?
+    public var expected: String
+    public var actual: String?
+
+    public init(field: String, name: String? = nil, expected: String, actual: String?) {
+        self.field = field
+        self.name = name
+        self.expected = expected
+        self.actual = actual
+    }
+
+    public var json: JSONValue {
+        var members: [(String, JSONValue)] = [("field", .string(field))]
+        if let name { members.append(("name", .string(name))) }
+        members.append(("expected", .string(expected)))
+        members.append(("actual", .string(actual)))
+        return .object(members)
+    }
+}
+
+/// The request side of a stub: every condition a request must meet (WireMock's `RequestPattern`).
+public struct RequestPattern: Sendable {
+    /// Upper-case method, or nil for any method.
+    public var method: String?
+    /// Host as written (port included when written); nil for any host.
+    public var host: String?
+    public var url: URLMatcher
+    public var query: [(String, ValueMatcher)]
+    public var headers: [(String, ValueMatcher)]
+    public var body: [BodyMatcher]
+
+    public init(
+        method: String? = nil, host: String? = nil, url: URLMatcher = .any, query: [(String, ValueMatcher)] = [],
+        headers: [(String, ValueMatcher)] = [], body: [BodyMatcher] = []
+    ) {
+        self.method = method
+        self.host = host
+        self.url = url
+        self.query = query
+        self.headers = headers
+        self.body = body
+    }
+
+    /// How specific the pattern is; the most specific matching stub wins (see the README's table).
+    public var specificity: Int {
+        var score = 0
+        switch url {
+        case .any: break
+        case .urlPattern, .pathPattern: score += 10
+        case .path: score += 40
+        case .url: score += 45
+        }
+        if method != nil { score += 20 }
+        if host != nil { score += 10 }
+        score += 5 * (query.count + headers.count)
+        score += 8 * body.count
+        return score
+    }
+
+    /// True when every condition holds; stops at the first that does not (the request path's check).
+    public func matches(_ request: HTTPRequest, method requestMethod: String? = nil) -> Bool {
+        mismatches(request, method: requestMethod, stopAtFirst: true).isEmpty
+    }
+
+    /// Every condition that does not hold, in the order path, method, host, query, headers, body.
+    public func mismatches(_ request: HTTPRequest, method requestMethod: String? = nil, stopAtFirst: Bool = false)
+        -> [Mismatch]
+    {
+        var found: [Mismatch] = []
+        func note(_ mismatch: Mismatch) -> Bool {
+            found.append(mismatch)
+            return stopAtFirst
+        }
+        if let mismatch = urlMismatch(request), note(mismatch) { return found }
+        let method = requestMethod ?? request.method
+        if let expected = self.method, expected != method,
+            note(Mismatch(field: "method", expected: expected, actual: request.method))
+        {
+            return found
+        }
+        if let expected = host, !Self.hostMatches(expected, request.host),
+            note(Mismatch(field: "host", expected: expected, actual: request.host))
+        {
+            return found
+        }
+        for (name, matcher) in query {
+            let values = request.queryValues(named: name)
+            if !matcher.matches(values),
+                note(Mismatch(field: "query", name: name, expected: matcher.description, actual: values.first))
+            {
+                return found
+            }
+        }
+        for (name, matcher) in headers {
+            let values = request.headers.all(named: name)
+            if !matcher.matches(values),
+                note(Mismatch(field: "header", name: name, expected: matcher.description, actual: values.first))
+            {
+                return found
+            }
+        }
+        for matcher in body where !matcher.matches(request.body) {
+            let actual = request.body.isEmpty ? nil : String(request.bodyText.prefix(200))
+            if note(Mismatch(field: "body", expected: matcher.description, actual: actual)) { return found }
+        }
+        return found
+    }
+
+    private func urlMismatch(_ request: HTTPRequest) -> Mismatch? {
+        switch url {
+        case .any:
+            return nil
+        case .path(let expected):
+            return expected == request.path ? nil : Mismatch(field: "path", expected: expected, actual: request.path)
+        case .url(let expectedPath, let expectedQuery):
+            if expectedPath == request.path && Self.sameItems(expectedQuery, request.query) { return nil }
+            let written = expectedQuery.isEmpty
+                ? expectedPath
+                : expectedPath + "?" + expectedQuery.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
+            return Mismatch(field: "url", expected: written, actual: request.pathAndQuery)
+        case .urlPattern(let pattern):
+            let text = request.pathAndQuery
+            return pattern.matches(text) ? nil : Mismatch(field: "url", expected: "/\(pattern.source)/", actual: text)
+        case .pathPattern(let pattern):
+            return pattern.matches(request.path)
+                ? nil : Mismatch(field: "path", expected: "/\(pattern.source)/", actual: request.path)
+        }
+    }
+
+    /// Query items compared as a multiset: order does not matter, repeats do.
+    static func sameItems(_ lhs: [QueryItem], _ rhs: [QueryItem]) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        if lhs == rhs { return true }
+        var counts: [QueryItem: Int] = [:]
+        for item in lhs { counts[item, default: 0] += 1 }
+        for item in rhs {
+            guard let count = counts[item], count > 0 else { return false }
+            counts[item] = count - 1
+        }
+        return true
+    }
+
+    /// A host written with a port must match host and port; one written without a port matches any port.
+    static func hostMatches(_ expected: String, _ actual: String?) -> Bool {
+        guard let actual else { return false }
+        if expected.equalsIgnoringASCIICase(actual) { return true }
+        guard !expected.contains(":"), let colon = actual.lastIndex(of: ":"), !actual.hasSuffix("]") else {
+            return false
+        }
+        return expected.equalsIgnoringASCIICase(String(actual[..<colon]))
+    }
+}

@@ -1,0 +1,49 @@
+/// Where a stub was defined, for errors, listings and near-miss reports.
+public struct SourceLocation: Sendable, Equatable, CustomStringConvertible {
+    public var file: String
+    public var line: Int
+
+    public init(file: String, line: Int) {
+        self.file = file
+        self.line = line
+    }
+
+    public var description: String { line > 0 ? "\(file):\(line)" : file }
+}
+
+/// A request pattern and the response it gets (WireMock's `StubMapping`, Nocilla's `stubRequest`).
+public struct Stub: Sendable {
+    public var id: String
+    public var name: String?
+    /// The file and line it came from; nil for stubs added through the admin API.
+    public var location: SourceLocation?
+    /// Lower numbers win over higher ones and over stubs without a priority.
+    public var priority: Int?
+    public var request: RequestPattern
+    public var response: ResponseDefinition
+    /// The stub as written (base merged in), returned by the admin API.
+    public var definition: JSONValue
+
+    public init(
+        id: String, name: String? = nil, location: SourceLocation? = nil, priority: Int? = nil,
+        request: RequestPattern, response: ResponseDefinition, definition: JSONValue = .object([])
+    ) {
+        self.id = id
+        self.name = name
+        self.location = location
+        self.priority = priority
+        self.request = request
+        self.response = response
+        self.definition = definition
+    }
+
+    /// `name (file:line)`, or whichever of those the stub has.
+    public var label: String {
+        switch (name, location) {
+        case (let name?, let location?): "\(name) (\(location))"
+        case (let name?, nil): name
+        case (nil, let location?): "\(location)"
+        case (nil, nil): id
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+
+/// Reads every stub file under a folder: `.json`, `.yaml` and `.yml`, skipping `bodies/` folders and temporary
+/// files (names starting with `.` or ending in `.tmp`).
+public struct StubLoader: Sendable {
+    /// The folder as the user named it; error messages use paths under this name.
+    public let root: String
+
+    public init(root: String) {
+        self.root = root
+    }
+
+    public static let stubExtensions: Set<String> = ["json", "yaml", "yml"]
+
+    /// Relative paths of the stub files, sorted so that load order (and so tie-breaking) is stable.
+    public func stubFiles() throws(SourceErrors) -> [String] {
+        let rootURL = URL(fileURLWithPath: root)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw SourceErrors([SourceError(file: root, line: 0, message: "the stubs folder does not exist")])
+        }
+        guard
+            let enumerator = FileManager.default.enumerator(
+                at: rootURL, includingPropertiesForKeys: [.isDirectoryKey], options: [])
+        else {
+            throw SourceErrors([SourceError(file: root, line: 0, message: "the stubs folder cannot be read")])
+        }
+        let rootPath = rootURL.standardizedFileURL.path
+        var files: [String] = []
+        for case let url as URL in enumerator {
+            let name = url.lastPathComponent
+            let isFolder = (try? url.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) ?? false
+            if isFolder {
+                if name == "bodies" || name.hasPrefix(".") { enumerator.skipDescendants() }
+                continue
+            }
+            guard !Self.isTemporary(name), Self.stubExtensions.contains(url.pathExtension.lowercased()) else {
+                continue
+            }
+            let path = url.standardizedFileURL.path
+            files.append(path.hasPrefix(rootPath + "/") ? String(path.dropFirst(rootPath.count + 1)) : path)
+        }
+        return files.sorted()
+    }
+
+    public static func isTemporary(_ name: String) -> Bool {
+        name.hasPrefix(".") || name.hasSuffix(".tmp") || name.hasSuffix("~")
+    }
+
+    /// Loads every file; throws all the problems found, in every file, at once.
+    public func load() throws(SourceErrors) -> [Stub] {
+        var stubs: [Stub] = []
+        var errors: [SourceError] = []
+        for relative in try stubFiles() {
+            do {
+                stubs += try loadFile(relative)
+            } catch {
+                errors += error.errors
+            }
+        }
+        guard errors.isEmpty else { throw SourceErrors(errors) }
+        return stubs
+    }
+
+    /// Loads one file, given relative to the root.
+    public func loadFile(_ relative: String) throws(SourceErrors) -> [Stub] {
+        let display = root.hasSuffix("/") ? root + relative : root + "/" + relative
+        let url = URL(fileURLWithPath: root).appendingPathComponent(relative)
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            throw SourceErrors([SourceError(file: display, line: 0, message: "cannot be read")])
+        }
+        let node: SourceNode
+        do {
+            node = try Self.parse(Array(data), isJSON: url.pathExtension.lowercased() == "json")
+        } catch {
+            throw SourceErrors([SourceError(file: display, line: error.line, message: error.message)])
+        }
+        var decoder = StubDecoder(
+            displayPath: display, directory: url.deletingLastPathComponent(), stubsRoot: URL(fileURLWithPath: root),
+            makeID: { index in StubID.make(file: relative, index: index) })
+        let stubs = decoder.decodeFile(node)
+        guard decoder.errors.isEmpty else { throw SourceErrors(decoder.errors) }
+        return stubs
+    }
+
+    /// JSON goes through Orrery's own parser (it keeps line numbers); YAML through libyaml.
+    public static func parse(_ bytes: [UInt8], isJSON: Bool) throws(JSONSyntaxError) -> SourceNode {
+        if isJSON { return try JSONSourceParser.parse(bytes) }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw JSONSyntaxError(line: 0, message: "the file is not valid UTF-8")
+        }
+        return try YAMLSourceParser.parse(text)
+    }
+}
+
+/// Stub ids: random for stubs added at run time, derived from file and position for stubs from files, so a
+/// reload keeps them.
+public enum StubID {
+    public static func make(file: String, index: Int) -> String {
+        let key = "\(file)#\(index)"
+        let high = fnv1a(key, seed: 0xcbf2_9ce4_8422_2325)
+        let low = fnv1a(key, seed: 0x8422_2325_cbf2_9ce4)
+        return format(high, low)
+    }
+
+    public static func random() -> String {
+        format(UInt64.random(in: .min ... .max), UInt64.random(in: .min ... .max))
+    }
+
+    private static func format(_ high: UInt64, _ low: UInt64) -> String {
+        let hex = hex16(high) + hex16(low)
+        let characters = Array(hex)
+        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(characters[$0]) }.joined(separator: "-")
+    }
+
+    private static func hex16(_ value: UInt64) -> String {
+        let text = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - text.count) + text
+    }
+
+    private static func fnv1a(_ text: String, seed: UInt64) -> UInt64 {
+        var hash = seed
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        return hash
+    }
+}

@@ -1,0 +1,256 @@
+import CLibevent
+import Glibc
+import OrreryCore
+
+/// One event loop's HTTP server: an `evhttp` accepting on its own socket, and the handler it calls.
+final class HTTPWorker {
+    let loop: EventLoop
+    let configuration: HTTPServerConfiguration
+    private let handler: any HTTPRequestHandler
+    private var http: OpaquePointer?
+    private var boundSockets: [OpaquePointer] = []
+
+    /// True while Orrery itself writes a response, so the output watcher can tell libevent's own error pages apart.
+    private var isSendingOwnReply = false
+    /// A libevent-generated error response being written: which buffer, where its head starts, its status.
+    private var pendingErrorPage: (buffer: OpaquePointer, headStart: Int, status: Int)?
+    /// Bytes queued for clients and not yet written, across all connections; shutdown waits for it to drain.
+    private(set) var pendingOutputBytes = 0
+    /// Set when a connection's unparsed input outgrew libevent's head limit: libevent answers that with a plain
+    /// 400, which Orrery then reports as the 431 it is.
+    private var sawOversizedHead = false
+
+    init(loop: EventLoop, configuration: HTTPServerConfiguration, handler: any HTTPRequestHandler) throws(EventError) {
+        self.loop = loop
+        self.configuration = configuration
+        self.handler = handler
+        guard let http = evhttp_new(loop.base) else { throw EventError("evhttp_new failed") }
+        self.http = http
+        let allMethods = EVHTTP_REQ_GET.rawValue | EVHTTP_REQ_POST.rawValue | EVHTTP_REQ_HEAD.rawValue
+            | EVHTTP_REQ_PUT.rawValue | EVHTTP_REQ_DELETE.rawValue | EVHTTP_REQ_OPTIONS.rawValue
+            | EVHTTP_REQ_TRACE.rawValue | EVHTTP_REQ_CONNECT.rawValue | EVHTTP_REQ_PATCH.rawValue
+        evhttp_set_allowed_methods(http, UInt16(allMethods))
+        evhttp_set_max_headers_size(http, configuration.hardHeadLimit)
+        evhttp_set_max_body_size(http, configuration.maxBodyBytes)
+        // Orrery adds no Content-Type the stub did not ask for.
+        evhttp_set_default_content_type(http, nil)
+        evhttp_set_timeout(http, Int32(configuration.idleTimeoutSeconds))
+        // Reads and discards an oversized body before answering 413, so the client sees the answer, not a reset.
+        evhttp_set_flags(http, EVHTTP_SERVER_LINGERING_CLOSE)
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        evhttp_set_gencb(http, Trampolines.httpRequest, context)
+        evhttp_set_bevcb(http, Trampolines.makeBufferevent, context)
+    }
+
+    deinit {
+        closeHTTP()
+    }
+
+    /// Frees the evhttp (closing its connections) before the loop's base goes away.
+    func closeHTTP() {
+        if let http { evhttp_free(http) }
+        http = nil
+        boundSockets.removeAll()
+    }
+
+    func accept(on socket: Int32) throws(EventError) {
+        guard let http, let bound = evhttp_accept_socket_with_handle(http, socket) else {
+            throw EventError("evhttp_accept_socket failed")
+        }
+        boundSockets.append(bound)
+    }
+
+    /// Stops accepting new connections (closing the listening sockets); open connections carry on.
+    func stopAccepting() {
+        guard let http else { return }
+        for bound in boundSockets { evhttp_del_accept_socket(http, bound) }
+        boundSockets.removeAll()
+    }
+
+    // MARK: - Requests
+
+    func handle(_ request: OpaquePointer) {
+        // Whatever input piled up belonged to a request that parsed: it was a body, not an oversized head.
+        sawOversizedHead = false
+        guard let uriPointer = evhttp_request_get_uri(request) else {
+            sendError(request, ErrorResponse(.Code400BadRequest, message: "The request has no target."))
+            return
+        }
+        let uriLength = strlen(uriPointer)
+        if uriLength > configuration.maxURILength {
+            sendError(
+                request,
+                ErrorResponse(
+                    .Code414URITooLong,
+                    message: "The request target is \(uriLength) bytes; the limit is \(configuration.maxURILength)."))
+            return
+        }
+        var headers = HTTPHeaders()
+        var headerBytes = 0
+        if let input = evhttp_request_get_input_headers(request) {
+            var entry = CLibevent_headers_first(input)
+            while let header = entry {
+                if let key = header.pointee.key, let value = header.pointee.value {
+                    headerBytes += strlen(key) + strlen(value) + 4
+                    headers.add(String(cString: key), String(cString: value))
+                }
+                entry = CLibevent_headers_next(header)
+            }
+        }
+        if headerBytes > configuration.maxHeaderBytes {
+            sendError(
+                request,
+                ErrorResponse(
+                    .Code431RequestHeaderFieldsTooLarge,
+                    message: "The request headers are \(headerBytes) bytes; the limit is \(configuration.maxHeaderBytes)."))
+            return
+        }
+        let body = Self.copyBody(of: request)
+        let method = Self.methodName(evhttp_request_get_command(request))
+        let parsed = HTTPRequest(method: method, target: String(cString: uriPointer), headers: headers, body: body)
+        handler.handle(parsed, responder: Responder(request: request, worker: self))
+    }
+
+    private static func copyBody(of request: OpaquePointer) -> [UInt8] {
+        guard let buffer = evhttp_request_get_input_buffer(request) else { return [] }
+        let length = evbuffer_get_length(buffer)
+        guard length > 0 else { return [] }
+        return [UInt8](unsafeUninitializedCapacity: length) { storage, initialized in
+            initialized = max(0, evbuffer_copyout(buffer, storage.baseAddress, length))
+        }
+    }
+
+    static func methodName(_ command: evhttp_cmd_type) -> String {
+        switch command {
+        case EVHTTP_REQ_GET: "GET"
+        case EVHTTP_REQ_POST: "POST"
+        case EVHTTP_REQ_HEAD: "HEAD"
+        case EVHTTP_REQ_PUT: "PUT"
+        case EVHTTP_REQ_DELETE: "DELETE"
+        case EVHTTP_REQ_OPTIONS: "OPTIONS"
+        case EVHTTP_REQ_TRACE: "TRACE"
+        case EVHTTP_REQ_CONNECT: "CONNECT"
+        case EVHTTP_REQ_PATCH: "PATCH"
+        default: "UNKNOWN"
+        }
+    }
+
+    private func sendError(_ request: OpaquePointer, _ error: ErrorResponse) {
+        // The request was refused before its body was trusted: close the connection after answering.
+        var headers = error.headers
+        headers.add("Connection", "close")
+        send(
+            request, status: error.status, reason: HTTPStatusCode.reasonPhrase(for: error.status), headers: headers,
+            body: Payload(error.body))
+    }
+
+    func send(_ request: OpaquePointer, status: Int, reason: String, headers: HTTPHeaders, body: Payload) {
+        if let output = evhttp_request_get_output_headers(request) {
+            for (name, value) in headers.entries {
+                evhttp_add_header(output, name, value)
+            }
+        }
+        if body.count > 0, let buffer = evhttp_request_get_output_buffer(request) {
+            let owner = Unmanaged.passRetained(body as AnyObject).toOpaque()
+            let added = body.withUnsafeBytes { bytes in
+                evbuffer_add_reference(buffer, bytes.baseAddress, bytes.count, Trampolines.releasePayload, owner)
+            }
+            if added != 0 { Unmanaged<AnyObject>.fromOpaque(owner).release() }
+        }
+        isSendingOwnReply = true
+        evhttp_send_reply(request, Int32(status), reason, nil)
+        isSendingOwnReply = false
+    }
+
+    // MARK: - Connections and libevent's own error pages
+
+    func makeBufferevent(_ base: OpaquePointer) -> OpaquePointer? {
+        guard let bufferevent = bufferevent_socket_new(base, -1, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
+            return nil
+        }
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        if let output = bufferevent_get_output(bufferevent) {
+            evbuffer_add_cb(output, Trampolines.outputChanged, context)
+        }
+        if let input = bufferevent_get_input(bufferevent) {
+            evbuffer_add_cb(input, Trampolines.inputChanged, context)
+        }
+        return bufferevent
+    }
+
+    /// Notes unparsed input beyond libevent's head limit. libevent answers a head that long with a plain 400, which
+    /// Orrery reports as the 431 it is. (A large body also waits here until it is complete; `handle` clears the
+    /// note once its request has parsed.)
+    func inputChanged(_ info: evbuffer_cb_info) {
+        if info.n_added > 0, info.orig_size + info.n_added - info.n_deleted > configuration.hardHeadLimit {
+            sawOversizedHead = true
+        }
+    }
+
+    private static let errorPageStart = Array("<HTML><HEAD>".utf8)
+
+    /// Watches what evhttp writes to a connection. libevent answers unparseable requests and oversized bodies
+    /// with an HTML page of its own and offers no hook for it (2.1 has no error callback); this replaces such a
+    /// page, as it is written and before it reaches the socket, with Orrery's JSON error.
+    func outputChanged(_ buffer: OpaquePointer, _ info: evbuffer_cb_info) {
+        pendingOutputBytes += info.n_added - info.n_deleted
+        guard !isSendingOwnReply, info.n_added > 0 else { return }
+        defer { if pendingErrorPage == nil { sawOversizedHead = false } }
+        var start = [UInt8](repeating: 0, count: min(info.n_added, 16))
+        guard Self.copy(from: buffer, at: info.orig_size, into: &start) else { return }
+        if start.starts(with: Array("HTTP/1.".utf8)), start.count >= 12,
+            let status = Int(String(decoding: start[9..<12], as: UTF8.self)), status >= 400
+        {
+            pendingErrorPage = (buffer, info.orig_size, status)
+        } else if let page = pendingErrorPage, page.buffer == buffer, start.starts(with: Self.errorPageStart) {
+            pendingErrorPage = nil
+            replaceErrorPage(in: buffer, headStart: page.headStart, status: page.status)
+        }
+    }
+
+    private func replaceErrorPage(in buffer: OpaquePointer, headStart: Int, status: Int) {
+        var earlier = [UInt8](repeating: 0, count: headStart)
+        guard headStart == 0 || Self.copy(from: buffer, at: 0, into: &earlier) else { return }
+        var status = status
+        var message = Self.libeventErrorMessage(status, configuration)
+        if sawOversizedHead && status == 400 {
+            status = HTTPStatusCode.Code431RequestHeaderFieldsTooLarge.rawValue
+            message = "The request head is larger than \(configuration.hardHeadLimit) bytes."
+        }
+        let error = ErrorResponse(status: status, message: message)
+        let body = error.body
+        var head = "HTTP/1.1 \(status) \(HTTPStatusCode.reasonPhrase(for: status))\r\n"
+        for (name, value) in error.headers.entries { head += "\(name): \(value)\r\n" }
+        head += "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+        // Our own writes below must not be taken for another error page.
+        isSendingOwnReply = true
+        evbuffer_drain(buffer, evbuffer_get_length(buffer))
+        if !earlier.isEmpty { evbuffer_add(buffer, earlier, earlier.count) }
+        let response = Array(head.utf8) + body
+        evbuffer_add(buffer, response, response.count)
+        isSendingOwnReply = false
+    }
+
+    private static func libeventErrorMessage(_ status: Int, _ configuration: HTTPServerConfiguration) -> String {
+        switch status {
+        case 400: "The request is not valid HTTP/1.x: its request line or a header line could not be parsed."
+        case 413:
+            "The request is too large: bodies are limited to \(configuration.maxBodyBytes) bytes and request heads to \(configuration.hardHeadLimit) bytes."
+        case 417: "Only 'Expect: 100-continue' is supported."
+        case 501: "The request method is not one the HTTP parser supports."
+        default: "The request could not be handled."
+        }
+    }
+
+    private static func copy(from buffer: OpaquePointer, at offset: Int, into bytes: inout [UInt8]) -> Bool {
+        var position = evbuffer_ptr()
+        guard evbuffer_ptr_set(buffer, &position, offset, EVBUFFER_PTR_SET) == 0 else { return false }
+        let wanted = bytes.count
+        let copied = bytes.withUnsafeMutableBytes { storage in
+            evbuffer_copyout_from(buffer, &position, storage.baseAddress, wanted)
+        }
+        guard copied >= 0 else { return false }
+        if copied < wanted { bytes.removeLast(wanted - copied) }
+        return true
+    }
+}

@@ -1,0 +1,67 @@
+import Glibc
+
+/// Listening TCP sockets on one address and port, one per event loop, sharing the port with SO_REUSEPORT so the
+/// kernel spreads connections across loops.
+enum ListeningSocket {
+    /// Opens `count` sockets on the same port; with port 0, the first picks the port and the rest follow it.
+    static func open(host: String, port: Int, count: Int) throws(EventError) -> (sockets: [Int32], port: Int) {
+        var sockets: [Int32] = []
+        var boundPort = port
+        do {
+            for _ in 0..<max(1, count) {
+                sockets.append(try openOne(host: host, port: boundPort))
+                if boundPort == 0, let first = sockets.first { boundPort = try localPort(of: first) }
+            }
+        } catch {
+            sockets.forEach { close($0) }
+            throw error
+        }
+        return (sockets, boundPort)
+    }
+
+    private static func openOne(host: String, port: Int) throws(EventError) -> Int32 {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, String(port), &hints, &list)
+        guard status == 0, let first = list else {
+            throw EventError("cannot resolve listen address '\(host)': \(String(cString: gai_strerror(status)))")
+        }
+        defer { freeaddrinfo(list) }
+        let fd = socket(first.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw EventError.system("socket") }
+        var on: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+        setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, socklen_t(MemoryLayout<Int32>.size))
+        guard bind(fd, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else {
+            let error = EventError.system("cannot listen on \(host):\(port)")
+            close(fd)
+            throw error
+        }
+        guard listen(fd, 1024) == 0 else {
+            let error = EventError.system("listen")
+            close(fd)
+            throw error
+        }
+        let flags = fcntl(fd, F_GETFL)
+        _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
+        return fd
+    }
+
+    private static func localPort(of fd: Int32) throws(EventError) -> Int {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let status = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard status == 0 else { throw EventError.system("getsockname") }
+        return withUnsafePointer(to: &storage) { pointer in
+            if Int32(pointer.pointee.ss_family) == AF_INET6 {
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) }
+            }
+            return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
+        }
+    }
+}

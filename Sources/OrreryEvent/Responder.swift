@@ -1,0 +1,34 @@
+import CLibevent
+import OrreryCore
+
+/// Sends the one response to a request. Valid only on the request's loop, until it has sent.
+public struct Responder {
+    private let request: OpaquePointer
+    private let worker: HTTPWorker
+
+    init(request: OpaquePointer, worker: HTTPWorker) {
+        self.request = request
+        self.worker = worker
+    }
+
+    /// The client's address, as text.
+    public var remoteAddress: String {
+        guard let connection = evhttp_request_get_connection(request) else { return "" }
+        var address: UnsafeMutablePointer<CChar>?
+        var port: UInt16 = 0
+        evhttp_connection_get_peer(connection, &address, &port)
+        return address.map { String(cString: $0) } ?? ""
+    }
+
+    /// Sends a response whose body is sent by reference: the payload is retained until libevent has written it.
+    public func send(status: Int, reason: String, headers: HTTPHeaders, body: Payload) {
+        worker.send(request, status: status, reason: reason, headers: headers, body: body)
+    }
+
+    /// Sends a response built for this request alone (errors, admin answers).
+    public func send(status: Int, headers: HTTPHeaders, body: [UInt8]) {
+        worker.send(
+            request, status: status, reason: HTTPStatusCode.reasonPhrase(for: status), headers: headers,
+            body: Payload(body))
+    }
+}

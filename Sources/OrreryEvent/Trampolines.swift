@@ -1,0 +1,74 @@
+import CLibevent
+import Glibc
+
+/// Every C callback Orrery hands to libevent and pthreads, in one place.
+///
+/// They are file-scope constants in a library target on purpose: a closure written in top-level code or in a
+/// main-actor function is inferred main-actor isolated, and the process dies (SIGILL) when libevent calls it on a
+/// worker thread. The `void *` context is always an object passed with `Unmanaged`.
+enum Trampolines {
+    static let loopWakeup: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = {
+        _, _, context in
+        guard let context else { return }
+        Unmanaged<EventLoop>.fromOpaque(context).takeUnretainedValue().runPendingJobs()
+    }
+
+    /// One-shot timers: the box was retained when scheduled and is released here.
+    static let runOnce: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = {
+        _, _, context in
+        guard let context else { return }
+        Unmanaged<JobBox>.fromOpaque(context).takeRetainedValue().job()
+    }
+
+    static let threadEntry: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { context in
+        guard let context else { return nil }
+        let loop = Unmanaged<EventLoop>.fromOpaque(context).takeRetainedValue()
+        loop.run()
+        return nil
+    }
+
+    static let signalFired: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = {
+        signal, _, context in
+        guard let context else { return }
+        Unmanaged<SignalWatcher>.fromOpaque(context).takeUnretainedValue().fire(signal)
+    }
+
+    static let timerFired: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = {
+        _, _, context in
+        guard let context else { return }
+        Unmanaged<RepeatingTimer>.fromOpaque(context).takeUnretainedValue().fire()
+    }
+
+    static let httpRequest: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { request, context in
+        guard let request, let context else { return }
+        Unmanaged<HTTPWorker>.fromOpaque(context).takeUnretainedValue().handle(request)
+    }
+
+    /// evhttp asks for each new connection's bufferevent here, which lets Orrery watch what is written to it.
+    static let makeBufferevent: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> OpaquePointer? = {
+        base, context in
+        guard let base, let context else { return nil }
+        return Unmanaged<HTTPWorker>.fromOpaque(context).takeUnretainedValue().makeBufferevent(base)
+    }
+
+    static let outputChanged:
+        @convention(c) (OpaquePointer?, UnsafePointer<evbuffer_cb_info>?, UnsafeMutableRawPointer?) -> Void = {
+            buffer, info, context in
+            guard let buffer, let info, let context else { return }
+            Unmanaged<HTTPWorker>.fromOpaque(context).takeUnretainedValue().outputChanged(buffer, info.pointee)
+        }
+
+    static let inputChanged:
+        @convention(c) (OpaquePointer?, UnsafePointer<evbuffer_cb_info>?, UnsafeMutableRawPointer?) -> Void = {
+            _, info, context in
+            guard let info, let context else { return }
+            Unmanaged<HTTPWorker>.fromOpaque(context).takeUnretainedValue().inputChanged(info.pointee)
+        }
+
+    /// Releases a payload that libevent was sending by reference, once libevent is done with it.
+    static let releasePayload: @convention(c) (UnsafeRawPointer?, Int, UnsafeMutableRawPointer?) -> Void = {
+        _, _, context in
+        guard let context else { return }
+        Unmanaged<AnyObject>.fromOpaque(context).release()
+    }
+}

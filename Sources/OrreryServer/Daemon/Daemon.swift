@@ -1,0 +1,90 @@
+import Foundation
+import Logging
+import OrreryCore
+import OrreryEvent
+
+/// The Orrery daemon: loads the stubs, starts the HTTP server on its event loops, and reacts to signals and
+/// changes in the stubs folder.
+public final class Daemon: Sendable {
+    public let configuration: DaemonConfiguration
+    public let registry: StubRegistry
+    private let server: HTTPServer
+    private let logger: Logger
+
+    /// Loads the stubs (throwing every error found) and binds the port; serving starts with `start` or `run`.
+    public init(configuration: DaemonConfiguration, logger: Logger) throws {
+        self.configuration = configuration
+        self.logger = logger
+        registry = StubRegistry(stubsFolder: configuration.stubsFolder)
+        try registry.reload()
+        let admin = AdminAPI(
+            registry: registry, logger: logger, threads: configuration.http.threads, token: configuration.adminToken)
+        let registry = self.registry
+        server = try HTTPServer(configuration: configuration.http) { _, _ in
+            RequestPipeline(registry: registry, admin: admin, logger: logger)
+        }
+    }
+
+    /// The bound port.
+    public var port: Int { server.port }
+
+    public var baseURL: String {
+        let host = configuration.http.host.contains(":") ? "[\(configuration.http.host)]" : configuration.http.host
+        return "http://\(host):\(port)"
+    }
+
+    /// Starts the event loop threads and returns.
+    public func start() throws {
+        try server.start()
+    }
+
+    /// Graceful stop: no new connections, queued responses delivered, threads joined.
+    public func stop() {
+        server.shutdown()
+    }
+
+    /// Reloads the stubs from disk, keeping the running set (and logging why) when the files are broken.
+    @discardableResult
+    public func reload(reason: String) -> Bool {
+        do {
+            let (stubs, files) = try registry.reload()
+            logger.info("stubs reloaded (\(reason)): \(stubs) stubs from \(files) files")
+            return true
+        } catch {
+            logger.error("reload (\(reason)) failed; still serving the previous \(registry.index.count) stubs:\n\(error)")
+            return false
+        }
+    }
+
+    /// Serves until SIGINT or SIGTERM, on the calling thread: SIGHUP reloads, and the stubs folder is watched.
+    /// `onReady` runs once the server answers.
+    public func run(onReady: () -> Void) throws {
+        let control = try EventLoop()
+        let signals = try SignalWatcher(loop: control, signals: [SIGINT, SIGTERM, SIGHUP]) { [self] signal in
+            if signal == SIGHUP {
+                reload(reason: "SIGHUP")
+                return
+            }
+            logger.info("received \(signal == SIGINT ? "SIGINT" : "SIGTERM"), finishing in-flight requests")
+            stop()
+            control.stop()
+        }
+        var watcher: RepeatingTimer?
+        if configuration.watchIntervalMilliseconds > 0 {
+            var fingerprint = FolderFingerprint(folder: configuration.stubsFolder)
+            watcher = try RepeatingTimer(loop: control, intervalMilliseconds: configuration.watchIntervalMilliseconds) {
+                [self] in
+                let current = FolderFingerprint(folder: configuration.stubsFolder)
+                guard current != fingerprint else { return }
+                fingerprint = current
+                reload(reason: "files changed under \(configuration.stubsFolder)")
+            }
+        }
+        try start()
+        onReady()
+        control.run()
+        watcher?.cancel()
+        signals.cancel()
+        logger.info("stopped")
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Logging
+import OrreryCore
+import OrreryEvent
+
+/// Answers the requests of one event loop: admin calls, then stubs, then a 404 that explains the miss.
+///
+/// One instance per loop, used only on that loop's thread, so the cached index needs no lock.
+final class RequestPipeline: HTTPRequestHandler {
+    private let registry: StubRegistry
+    private let admin: AdminAPI
+    private let logger: Logger
+    private var index: StubIndex
+    private var generation: Int
+    private let isDebugLogging: Bool
+
+    init(registry: StubRegistry, admin: AdminAPI, logger: Logger) {
+        self.registry = registry
+        self.admin = admin
+        self.logger = logger
+        (index, generation) = registry.snapshot()
+        isDebugLogging = logger.logLevel <= .debug
+    }
+
+    /// The newest published index; a lock is taken only when the registry changed since the last request.
+    private var currentIndex: StubIndex {
+        if registry.generation != generation {
+            (index, generation) = registry.snapshot()
+        }
+        return index
+    }
+
+    func handle(_ request: HTTPRequest, responder: Responder) {
+        if request.path.hasPrefix(AdminAPI.prefix) {
+            admin.handle(request, responder: responder)
+            return
+        }
+        let index = currentIndex
+        if let entry = index.lookup(request) {
+            let prepared = entry.response
+            if let gzipBody = prepared.gzipBody, PreparedResponse.acceptsGzip(request.headers["Accept-Encoding"]) {
+                responder.send(status: prepared.status, reason: prepared.reason, headers: prepared.gzipHeaders, body: gzipBody)
+            } else {
+                responder.send(status: prepared.status, reason: prepared.reason, headers: prepared.headers, body: prepared.body)
+            }
+            if isDebugLogging {
+                logger.debug("\(request.method) \(request.target) -> \(prepared.status) from stub \(entry.stub.label)")
+            }
+            return
+        }
+        let miss = Self.notFound(request, nearMisses: index.nearMisses(request))
+        responder.send(status: miss.status, headers: miss.headers, body: miss.body)
+        if isDebugLogging {
+            logger.debug("\(request.method) \(request.target) -> 404, no stub matched")
+        }
+    }
+
+    /// The 404 for a request no stub answers: the request as seen, and the closest stubs with what differed.
+    static func notFound(_ request: HTTPRequest, nearMisses: [StubIndex.NearMiss]) -> ErrorResponse {
+        let closest: [JSONValue] = nearMisses.map { miss in
+            .object([
+                ("id", .string(miss.stub.stub.id)),
+                ("name", .string(miss.stub.stub.name)),
+                ("source", .string(miss.stub.stub.location?.description ?? "admin API")),
+                ("differences", .array(miss.mismatches.map(\.json))),
+            ])
+        }
+        var message = "No stub matches \(request.method) \(request.pathAndQuery)."
+        if let first = nearMisses.first, let difference = first.mismatches.first {
+            message += " Closest: \(first.stub.stub.label), whose \(difference.field)"
+            message += difference.name.map { " '\($0)'" } ?? ""
+            message += " differs (expected \(difference.expected))."
+        }
+        return ErrorResponse(
+            .Code404NotFound, message: message,
+            details: [
+                (
+                    "request",
+                    .object([
+                        ("method", .string(request.method)), ("path", .string(request.path)),
+                        ("query", .string(String(request.rawQuery))), ("host", .string(request.host)),
+                    ])
+                ),
+                ("closestStubs", .array(closest)),
+            ])
+    }
+}

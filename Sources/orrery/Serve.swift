@@ -1,0 +1,98 @@
+import ArgumentParser
+import Foundation
+import Logging
+import OrreryCore
+import OrreryEvent
+import OrreryServer
+
+extension LogLevel: ExpressibleByArgument {}
+
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve the stubs until SIGINT or SIGTERM.",
+        discussion: """
+            Prints one line, 'Orrery listening on http://HOST:PORT ...', once it answers. SIGHUP, \
+            POST /__admin/stubs/reload and any change under the stubs folder reload the stubs; a reload that \
+            fails keeps the running set and logs why. SIGINT and SIGTERM finish in-flight requests and exit 0.
+            """
+    )
+
+    @Option(help: "Address to listen on. The admin API answers only loopback clients unless --admin-token is set.")
+    var host = "127.0.0.1"
+
+    @Option(help: "Port to listen on; 0 picks a free one (the start-up line says which).")
+    var port = 8080
+
+    @OptionGroup var sources: SourceOptions
+
+    @Option(help: ArgumentHelp("Event loops, one per thread, all accepting on the port (default: number of cores).", valueName: "n"))
+    var threads: Int?
+
+    @Option(help: ArgumentHelp("silent, error, warning, info or debug (one line per request).", valueName: "level"))
+    var logLevel = LogLevel.info
+
+    @Option(help: ArgumentHelp("How often to check the stubs folder for changes, in milliseconds; 0 turns it off.", valueName: "ms"))
+    var watchInterval = 1000
+
+    @Option(help: ArgumentHelp("Token that lets non-loopback clients use the admin API (default: $ORRERY_ADMIN_TOKEN).", valueName: "token"))
+    var adminToken: String?
+
+    @Option(help: ArgumentHelp("Largest request body accepted, in bytes; larger ones get 413.", valueName: "bytes"))
+    var maxBodySize = 64 * 1024 * 1024
+
+    @Option(help: ArgumentHelp("Largest request head (all header lines) accepted, in bytes; larger ones get 431.", valueName: "bytes"))
+    var maxHeaderSize = 64 * 1024
+
+    @Option(help: ArgumentHelp("Longest request target accepted, in bytes; longer ones get 414.", valueName: "bytes"))
+    var maxUriLength = 8 * 1024
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
+        if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be between 1 and 256.") }
+        guard watchInterval >= 0 else { throw ValidationError("--watch-interval must not be negative.") }
+        guard maxBodySize > 0, maxHeaderSize > 0, maxUriLength > 0 else {
+            throw ValidationError("Size limits must be positive.")
+        }
+    }
+
+    func run() throws {
+        let level = logLevel
+        LoggingSystem.bootstrap { label in ConsoleLogHandler(label: label, level: level) }
+        let logger = Logger(label: "orrery")
+
+        var configuration = DaemonConfiguration()
+        configuration.http.host = host
+        configuration.http.port = port
+        configuration.http.threads = threads ?? ProcessInfo.processInfo.activeProcessorCount
+        configuration.http.maxBodyBytes = maxBodySize
+        configuration.http.maxHeaderBytes = maxHeaderSize
+        configuration.http.maxURILength = maxUriLength
+        configuration.stubsFolder = sources.stubs
+        configuration.configFolder = sources.config
+        configuration.logLevel = logLevel
+        configuration.watchIntervalMilliseconds = watchInterval
+        configuration.adminToken = adminToken ?? ProcessInfo.processInfo.environment["ORRERY_ADMIN_TOKEN"]
+
+        let daemon: Daemon
+        do {
+            _ = try HostMapDecoder.load(path: sources.hostMapPath)
+            daemon = try Daemon(configuration: configuration, logger: logger)
+        } catch let errors as SourceErrors {
+            for error in errors.errors { Console.error(error.description) }
+            Console.error("orrery: not starting: \(errors.errors.count) problem(s) in the stub files or host map.")
+            throw ExitCode(1)
+        } catch {
+            Console.error("orrery: not starting: \(error)")
+            throw ExitCode(1)
+        }
+        try daemon.run {
+            let index = daemon.registry.index
+            if logLevel != .silent {
+                Console.out(
+                    "Orrery \(OrreryVersion.current) listening on \(daemon.baseURL) "
+                        + "(\(index.count) stubs from \(daemon.registry.fileCount) files in \(sources.stubs), "
+                        + "\(configuration.http.threads) threads)")
+            }
+        }
+    }
+}

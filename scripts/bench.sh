@@ -1,0 +1,305 @@
+#!/usr/bin/env bash
+# Benchmark Orrery against a minimal C libevent server (bench/reference/).
+#
+#   scripts/bench.sh
+#
+# Environment (all optional):
+#   ORRERY_BIN       use this orrery binary instead of building one (skips swift build)
+#   BENCH_THREADS    worker threads for both servers (default 1)
+#   WRK_THREADS      wrk -t (default 1)
+#   WRK_CONNECTIONS  wrk -c (default 32)
+#   WRK_DURATION     wrk -d of each measured run, in seconds, e.g. 10s (default 10s)
+#   WRK_WARMUP       wrk -d of the warm-up run before each measured run (default 2s)
+#   BENCH_REPORT     where to write the Markdown report (default docs/benchmarks.md)
+#
+# Everything listens on 127.0.0.1 only; every server started here is stopped on exit.
+# Progress goes to stderr, the Markdown result to stdout and to $BENCH_REPORT.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+
+THREADS=${BENCH_THREADS:-1}
+WRK_THREADS=${WRK_THREADS:-1}
+WRK_CONNECTIONS=${WRK_CONNECTIONS:-32}
+WRK_DURATION=${WRK_DURATION:-10s}
+WRK_WARMUP=${WRK_WARMUP:-2s}
+REPORT_FILE=${BENCH_REPORT:-docs/benchmarks.md}
+HOST=127.0.0.1
+READY_TIMEOUT=30          # seconds a server may take to answer its first request
+BUILD_TIMEOUT=${BENCH_BUILD_TIMEOUT:-900}
+
+log() { printf '==> %s\n' "$*" >&2; }
+die() { printf 'bench.sh: error: %s\n' "$*" >&2; exit 1; }
+
+# ---------------------------------------------------------------- tools ------
+
+ensure_tools() {
+    if ! command -v wrk >/dev/null || ! pkg-config --exists libevent libevent_pthreads 2>/dev/null; then
+        log "installing wrk, libevent-dev, pkg-config"
+        local sudo=""
+        [[ $(id -u) -eq 0 ]] || sudo=sudo
+        $sudo env DEBIAN_FRONTEND=noninteractive timeout 300 apt-get update -qq
+        $sudo env DEBIAN_FRONTEND=noninteractive timeout 300 apt-get install -y -qq wrk libevent-dev pkg-config >&2
+    fi
+    local t
+    for t in wrk gcc curl pkg-config timeout getconf; do
+        command -v "$t" >/dev/null || die "$t not found"
+    done
+}
+
+# Seconds in a wrk duration ("10s", "2m", "10"), to bound each wrk run with timeout(1).
+duration_seconds() {
+    case $1 in
+        *s) echo "${1%s}" ;;
+        *m) echo $(( ${1%m} * 60 )) ;;
+        *h) echo $(( ${1%h} * 3600 )) ;;
+        *)  echo "$1" ;;
+    esac
+}
+
+# ------------------------------------------------------ server lifecycle -----
+
+declare -A SERVER_PID=()    # port -> pid of the server process listening on it
+
+# A port nobody on 127.0.0.1 is listening on (a connect to it is refused).
+free_port() {
+    local port try
+    for try in $(seq 1 100); do
+        port=$(( 20000 + RANDOM % 30000 ))
+        [[ -z ${SERVER_PID[$port]:-} ]] || continue
+        if ! timeout 1 bash -c "exec 3<>/dev/tcp/$HOST/$port" 2>/dev/null; then
+            echo "$port"
+            return
+        fi
+    done
+    die "no free port found"
+}
+
+# start_server NAME PORT COMMAND... : start COMMAND in the background (log in
+# $WORK/NAME.log) and wait until http://HOST:PORT/bench answers.  COMMAND must
+# *be* the server process (or exec it): its pid is what CPU and RSS are read from.
+start_server() {
+    local name=$1 port=$2
+    shift 2
+    log "starting $name on port $port: $*"
+    "$@" >"$WORK/$name.log" 2>&1 &
+    local pid=$!
+    SERVER_PID[$port]=$pid
+    local deadline=$(( SECONDS + READY_TIMEOUT ))
+    until curl -fsS -o /dev/null --max-time 2 "http://$HOST:$port/bench" 2>/dev/null; do
+        if ! kill -0 "$pid" 2>/dev/null; then
+            cat "$WORK/$name.log" >&2
+            die "$name exited during startup"
+        fi
+        if (( SECONDS >= deadline )); then
+            cat "$WORK/$name.log" >&2
+            die "$name did not answer on port $port within ${READY_TIMEOUT}s"
+        fi
+        sleep 0.2
+    done
+    # Guard against having reached some other process that already held the port.
+    kill -0 "$pid" 2>/dev/null || die "$name exited right after startup"
+}
+
+stop_server() {
+    local pid=$1 i
+    kill -TERM "$pid" 2>/dev/null || return 0
+    for i in $(seq 1 50); do                    # up to 5 s for a clean exit
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+        log "pid $pid ignored SIGTERM, killing it"
+        kill -KILL "$pid" 2>/dev/null || true
+    fi
+    wait "$pid" 2>/dev/null || true
+}
+
+cleanup() {
+    local status=$? port
+    set +e
+    for port in "${!SERVER_PID[@]}"; do
+        stop_server "${SERVER_PID[$port]}"
+    done
+    [[ -n ${WORK:-} ]] && rm -rf "$WORK"
+    exit "$status"
+}
+
+# ------------------------------------------------------------ measuring ------
+
+CLK_TCK=$(getconf CLK_TCK)
+
+# utime + stime of the whole process (all threads), in clock ticks.
+# Fields 14 and 15 of /proc/PID/stat; split after the last ')' because the
+# command name in field 2 may contain spaces.
+cpu_ticks() {
+    local stat rest
+    stat=$(<"/proc/$1/stat")
+    rest=${stat##*) }
+    local -a f
+    read -ra f <<<"$rest"
+    echo $(( f[11] + f[12] ))
+}
+
+rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+
+port_of() { local hp=${1#*://}; hp=${hp%%/*}; echo "${hp##*:}"; }
+
+# run_wrk DURATION URL [EXTRA_WRK_ARGS...] > output
+run_wrk() {
+    local duration=$1 url=$2
+    shift 2
+    local limit=$(( $(duration_seconds "$duration") + 30 ))
+    timeout "$limit" wrk -t"$WRK_THREADS" -c"$WRK_CONNECTIONS" -d"$duration" --latency "$@" "$url" \
+        || die "wrk failed or timed out against $url"
+}
+
+# measure LABEL URL [EXTRA_WRK_ARGS...]
+# Warm-up run, then a measured run; prints "rps p50_ms p99_ms cpu_us_per_req rss_mb errors".
+measure() {
+    local label=$1 url=$2
+    shift 2
+    local pid=${SERVER_PID[$(port_of "$url")]:-}
+    [[ -n $pid ]] || die "no server started here listens on $url"
+    local out="$WORK/$label.wrk"
+
+    log "$label: warm-up ${WRK_WARMUP}"
+    run_wrk "$WRK_WARMUP" "$url" "$@" >/dev/null
+    log "$label: measuring ${WRK_DURATION}"
+    local before after
+    before=$(cpu_ticks "$pid")
+    run_wrk "$WRK_DURATION" "$url" "$@" >"$out"
+    after=$(cpu_ticks "$pid")
+    kill -0 "$pid" 2>/dev/null || die "$label server died during the run"
+
+    awk -v ticks=$(( after - before )) -v hz="$CLK_TCK" -v rss_kb="$(rss_kb "$pid")" '
+        # wrk prints latencies as e.g. 812.00us, 1.25ms, 1.02s, 1.50m
+        function ms(v) {
+            if (v ~ /us$/) return v * 0.001
+            if (v ~ /ms$/) return v * 1
+            if (v ~ /s$/)  return v * 1000
+            if (v ~ /m$/)  return v * 60000
+            return v
+        }
+        $1 == "50%"                 { p50 = ms($2) }
+        $1 == "99%"                 { p99 = ms($2) }
+        / requests in /             { reqs = $1 }
+        /^Requests\/sec:/           { rps = $2 }
+        /^ *Socket errors:/         { gsub(",", ""); errors += $4 + $6 + $8 + $10 }
+        /^ *Non-2xx or 3xx/         { errors += $NF }
+        END {
+            if (!reqs) { print "no requests completed" > "/dev/stderr"; exit 1 }
+            printf "%.0f %.3f %.3f %.1f %.1f %d\n", rps, p50, p99, ticks / hz * 1e6 / reqs, rss_kb / 1024, errors
+        }' "$out" || die "could not parse wrk output ($out)"
+}
+
+REPORT=""
+emit() { REPORT+="$*"$'\n'; }
+
+# run_case NAME ORRERY_URL REFERENCE_URL [EXTRA_WRK_ARGS...]
+# Benchmarks the reference then Orrery on the given URLs (servers must already be
+# running, see start_server) and appends a Markdown section to REPORT.
+run_case() {
+    local name=$1 orrery_url=$2 reference_url=$3
+    shift 3
+    log "case $name"
+    local url
+    for url in "$reference_url" "$orrery_url"; do
+        curl -fsS -o /dev/null --max-time 5 "$url" || die "$url does not answer 2xx"
+    done
+    local ref orr
+    ref=$(measure "$name-reference" "$reference_url" "$@")
+    orr=$(measure "$name-orrery" "$orrery_url" "$@")
+
+    emit "### $name"
+    emit ""
+    emit "| server | requests/s | p50 ms | p99 ms | CPU µs/req | RSS MB |"
+    emit "|---|---:|---:|---:|---:|---:|"
+    local label line rps p50 p99 cpu rss errors
+    for label in reference orrery; do
+        [[ $label == reference ]] && line=$ref || line=$orr
+        read -r rps p50 p99 cpu rss errors <<<"$line"
+        emit "| $label | $rps | $p50 | $p99 | $cpu | $rss |"
+        if (( errors > 0 )); then
+            WARNINGS+="- $name/$label: wrk reported $errors socket errors or non-2xx/3xx responses"$'\n'
+        fi
+    done
+    emit ""
+    emit "$(awk -v r="$ref" -v o="$orr" 'BEGIN {
+        split(r, a, " "); split(o, b, " ")
+        printf "orrery/reference: throughput %s, CPU per request %s, p99 %s\n", x(b[1], a[1]), x(b[4], a[4]), x(b[3], a[3])
+    }
+    function x(num, den) { return den > 0 ? sprintf("%.2f×", num / den) : "n/a" }')"
+    emit ""
+}
+WARNINGS=""
+
+# ----------------------------------------------------------------- main ------
+
+ensure_tools
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/orrery-bench.XXXXXX")
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+log "building reference server"
+gcc -O2 -o "$WORK/reference-server" bench/reference/reference-server.c \
+    $(pkg-config --cflags --libs libevent libevent_pthreads) -lpthread
+
+if [[ -n ${ORRERY_BIN:-} ]]; then
+    ORRERY=$ORRERY_BIN
+else
+    command -v swift >/dev/null || die "swift not found (or set ORRERY_BIN)"
+    log "building orrery (swift build -c release)"
+    timeout "$BUILD_TIMEOUT" swift build -c release --product orrery >&2
+    ORRERY="$(swift build -c release --show-bin-path)/orrery"
+fi
+[[ -x $ORRERY ]] || die "orrery binary not found or not executable: $ORRERY"
+
+# Case data: one stub answering GET /bench with {"ok":true}; the reference
+# serves the same bytes for every request.
+mkdir -p "$WORK/stubs" "$WORK/config"
+cat >"$WORK/stubs/bench.json" <<'JSON'
+{"request": {"method": "GET", "path": "/bench"}, "response": {"status": 200, "headers": {"Content-Type": "application/json"}, "body": "{\"ok\":true}"}}
+JSON
+printf '%s' '{"ok":true}' >"$WORK/body.json"
+
+ORRERY_PORT=$(free_port)
+start_server orrery "$ORRERY_PORT" "$ORRERY" serve --host "$HOST" --port "$ORRERY_PORT" \
+    --stubs "$WORK/stubs" --config "$WORK/config" --threads "$THREADS" --log-level error
+REFERENCE_PORT=$(free_port)
+start_server reference "$REFERENCE_PORT" "$WORK/reference-server" --host "$HOST" --port "$REFERENCE_PORT" \
+    --threads "$THREADS" --body "$WORK/body.json" --content-type application/json
+
+run_case small-json "http://$HOST:$ORRERY_PORT/bench" "http://$HOST:$REFERENCE_PORT/bench"
+# Later cases (gzip 64 KB body, 100,000 stubs, proxy) go here: start the servers
+# they need with start_server, then call run_case.
+
+# ---------------------------------------------------------------- report -----
+
+[[ -z $WARNINGS ]] || REPORT+=$'**Warnings**\n\n'"$WARNINGS"
+printf '%s' "$REPORT"
+
+mkdir -p "$(dirname "$REPORT_FILE")"
+{
+    echo "# Benchmarks"
+    echo
+    echo "Orrery compared with a minimal C libevent server (\`bench/reference/reference-server.c\`),"
+    echo "both serving \`{\"ok\":true}\` on 127.0.0.1."
+    echo
+    echo "- Date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+    echo "- Kernel: $(uname -r), CPUs: $(nproc) ($(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo))"
+    echo "- Server threads: $THREADS"
+    echo "- wrk: \`wrk -t$WRK_THREADS -c$WRK_CONNECTIONS -d$WRK_DURATION --latency\`, after a ${WRK_WARMUP} warm-up run per server"
+    echo "- Orrery binary: \`${ORRERY_BIN:-swift build -c release --product orrery}\`"
+    echo "- Command: \`BENCH_THREADS=$THREADS WRK_THREADS=$WRK_THREADS WRK_CONNECTIONS=$WRK_CONNECTIONS WRK_DURATION=$WRK_DURATION WRK_WARMUP=$WRK_WARMUP scripts/bench.sh\`"
+    echo
+    echo "CPU µs/req is the server process's utime+stime (all threads, /proc/PID/stat) during"
+    echo "the measured run divided by the requests wrk completed; RSS is VmRSS after the run."
+    echo "wrk runs on the same machine and competes with the server for CPU."
+    echo
+    printf '%s' "$REPORT"
+} >"$REPORT_FILE"
+log "report written to $REPORT_FILE"

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Runs the whole test suite: unit tests, live tests against the server on loopback, and end-to-end tests of the
+# orrery binary. Installs the system packages it needs first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-dependencies.sh
+# URLSession (libcurl) obeys proxy variables even for 127.0.0.1; the tests only ever talk to loopback.
+export no_proxy="127.0.0.1,localhost" NO_PROXY="127.0.0.1,localhost"
+swift build --build-tests
+export ORRERY_BINARY="$(swift build --show-bin-path)/orrery"
+swift test --skip-build "$@"
