@@ -16,9 +16,11 @@ final class HTTPWorker {
     private var pendingErrorPage: (buffer: OpaquePointer, headStart: Int, status: Int)?
     /// Bytes queued for clients and not yet written, across all connections; shutdown waits for it to drain.
     private(set) var pendingOutputBytes = 0
-    /// Set when a connection's unparsed input outgrew libevent's head limit: libevent answers that with a plain
-    /// 400, which Orrery then reports as the 431 it is.
-    private var sawOversizedHead = false
+    /// Bytes read from clients since the last request was handed to the handler. libevent gives the same status
+    /// to different failures (400 for an unparseable head and for one over its size limit, 413 for a body over the
+    /// limit and for broken chunked framing); the amount of input tells them apart. It is counted per loop, not per
+    /// connection, which is exact unless another client uploads at the very same moment.
+    private var inputBytesSinceDispatch = 0
 
     init(loop: EventLoop, configuration: HTTPServerConfiguration, handler: any HTTPRequestHandler) throws(EventError) {
         self.loop = loop
@@ -70,8 +72,7 @@ final class HTTPWorker {
     // MARK: - Requests
 
     func handle(_ request: OpaquePointer) {
-        // Whatever input piled up belonged to a request that parsed: it was a body, not an oversized head.
-        sawOversizedHead = false
+        inputBytesSinceDispatch = 0
         guard let uriPointer = evhttp_request_get_uri(request) else {
             sendError(request, ErrorResponse(.Code400BadRequest, message: "The request has no target."))
             return
@@ -178,13 +179,8 @@ final class HTTPWorker {
         return bufferevent
     }
 
-    /// Notes unparsed input beyond libevent's head limit. libevent answers a head that long with a plain 400, which
-    /// Orrery reports as the 431 it is. (A large body also waits here until it is complete; `handle` clears the
-    /// note once its request has parsed.)
     func inputChanged(_ info: evbuffer_cb_info) {
-        if info.n_added > 0, info.orig_size + info.n_added - info.n_deleted > configuration.hardHeadLimit {
-            sawOversizedHead = true
-        }
+        inputBytesSinceDispatch += info.n_added
     }
 
     private static let errorPageStart = Array("<HTML><HEAD>".utf8)
@@ -195,7 +191,6 @@ final class HTTPWorker {
     func outputChanged(_ buffer: OpaquePointer, _ info: evbuffer_cb_info) {
         pendingOutputBytes += info.n_added - info.n_deleted
         guard !isSendingOwnReply, info.n_added > 0 else { return }
-        defer { if pendingErrorPage == nil { sawOversizedHead = false } }
         var start = [UInt8](repeating: 0, count: min(info.n_added, 16))
         guard Self.copy(from: buffer, at: info.orig_size, into: &start) else { return }
         if start.starts(with: Array("HTTP/1.".utf8)), start.count >= 12,
@@ -213,10 +208,14 @@ final class HTTPWorker {
         guard headStart == 0 || Self.copy(from: buffer, at: 0, into: &earlier) else { return }
         var status = status
         var message = Self.libeventErrorMessage(status, configuration)
-        if sawOversizedHead && status == 400 {
+        if status == 400 && inputBytesSinceDispatch > configuration.hardHeadLimit {
             status = HTTPStatusCode.Code431RequestHeaderFieldsTooLarge.rawValue
             message = "The request head is larger than \(configuration.hardHeadLimit) bytes."
+        } else if status == 413 && inputBytesSinceDispatch <= configuration.maxBodyBytes {
+            status = HTTPStatusCode.Code400BadRequest.rawValue
+            message = "The request body's chunked framing is broken."
         }
+        inputBytesSinceDispatch = 0
         let error = ErrorResponse(status: status, message: message)
         let body = error.body
         var head = "HTTP/1.1 \(status) \(HTTPStatusCode.reasonPhrase(for: status))\r\n"
@@ -234,8 +233,7 @@ final class HTTPWorker {
     private static func libeventErrorMessage(_ status: Int, _ configuration: HTTPServerConfiguration) -> String {
         switch status {
         case 400: "The request is not valid HTTP/1.x: its request line or a header line could not be parsed."
-        case 413:
-            "The request is too large: bodies are limited to \(configuration.maxBodyBytes) bytes and request heads to \(configuration.hardHeadLimit) bytes."
+        case 413: "The request body is larger than the limit of \(configuration.maxBodyBytes) bytes."
         case 417: "Only 'Expect: 100-continue' is supported."
         case 501: "The request method is not one the HTTP parser supports."
         default: "The request could not be handled."

@@ -21,7 +21,13 @@ enum YAMLSourceParser {
         case .scalar(let scalar):
             switch Tag.Name(rawValue: node.tag.rawValue) {
             case .null: return SourceNode(.null, line: line)
-            case .bool: return SourceNode(.bool(node.bool ?? false), line: line)
+            case .bool:
+                // YAML 1.1 reads yes/no/on/off as booleans; in a header value `yes` means the text "yes".
+                switch scalar.string.lowercased() {
+                case "true": return SourceNode(.bool(true), line: line)
+                case "false": return SourceNode(.bool(false), line: line)
+                default: return SourceNode(.string(scalar.string), line: line)
+                }
             case .int, .float:
                 if let number = node.float ?? node.int.map(Double.init) {
                     return SourceNode(.number(number, text: scalar.string), line: line)
