@@ -69,6 +69,7 @@ let package = Package(
             dependencies: ["OrreryServer", "OrreryCore", "OrreryEvent"],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "OrreryEndToEndTests", dependencies: ["OrreryCore"], swiftSettings: swiftSettings),
+        // Runs the real orrery binary; depending on it makes `swift test` build it first.
+        .testTarget(name: "OrreryEndToEndTests", dependencies: ["orrery"], swiftSettings: swiftSettings),
     ]
 )

@@ -1,20 +1,30 @@
 import Glibc
 
-/// Listening TCP sockets on one address and port, one per event loop, sharing the port with SO_REUSEPORT so the
-/// kernel spreads connections across loops.
+/// The listening TCP socket, shared by every event loop.
+///
+/// One socket, duplicated once per loop (each loop's listener closes its own copy), rather than a socket per loop
+/// with SO_REUSEPORT: with SO_REUSEPORT a second Orrery started on the same port would bind too and silently take
+/// half the connections, where a user needs "address already in use".
 enum ListeningSocket {
-    /// Opens `count` sockets on the same port; with port 0, the first picks the port and the rest follow it.
+    /// Opens the socket and returns `count` descriptors for it, and the bound port (useful when asked for 0).
     static func open(host: String, port: Int, count: Int) throws(EventError) -> (sockets: [Int32], port: Int) {
-        var sockets: [Int32] = []
-        var boundPort = port
+        let first = try openOne(host: host, port: port)
+        var sockets = [first]
+        let boundPort: Int
         do {
-            for _ in 0..<max(1, count) {
-                sockets.append(try openOne(host: host, port: boundPort))
-                if boundPort == 0, let first = sockets.first { boundPort = try localPort(of: first) }
-            }
+            boundPort = try localPort(of: first)
         } catch {
-            sockets.forEach { close($0) }
+            close(first)
             throw error
+        }
+        for _ in 1..<max(1, count) {
+            let copy = fcntl(first, F_DUPFD_CLOEXEC, 0)
+            guard copy >= 0 else {
+                let error = EventError.system("dup")
+                sockets.forEach { close($0) }
+                throw error
+            }
+            sockets.append(copy)
         }
         return (sockets, boundPort)
     }
@@ -34,7 +44,6 @@ enum ListeningSocket {
         guard fd >= 0 else { throw EventError.system("socket") }
         var on: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
-        setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, socklen_t(MemoryLayout<Int32>.size))
         guard bind(fd, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else {
             let error = EventError.system("cannot listen on \(host):\(port)")
             close(fd)

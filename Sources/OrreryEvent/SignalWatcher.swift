@@ -11,6 +11,8 @@ public final class SignalWatcher {
     public init(loop: EventLoop, signals: [Int32], handler: @escaping (Int32) -> Void) throws(EventError) {
         self.loop = loop
         self.handler = handler
+        // A parent may have started us with these signals blocked (test runners do); they must reach this thread.
+        SignalMask.change(SIG_UNBLOCK, signals)
         let context = Unmanaged.passUnretained(self).toOpaque()
         for signalNumber in signals {
             guard let event = CLibevent_evsignal_new(loop.base, signalNumber, Trampolines.signalFired, context),
@@ -64,4 +66,17 @@ public final class RepeatingTimer {
     deinit {
         cancel()
     }
+}
+
+/// Changes which signals the calling thread blocks.
+enum SignalMask {
+    static func change(_ how: Int32, _ signals: [Int32]) {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for signal in signals { sigaddset(&set, signal) }
+        pthread_sigmask(how, &set, nil)
+    }
+
+    /// The signals the daemon handles on its control loop; event loop threads block them so they land there.
+    static let handledByControlLoop: [Int32] = [SIGINT, SIGTERM, SIGHUP]
 }

@@ -23,6 +23,7 @@ enum Trampolines {
     static let threadEntry: @convention(c) (UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? = { context in
         guard let context else { return nil }
         let loop = Unmanaged<EventLoop>.fromOpaque(context).takeRetainedValue()
+        SignalMask.change(SIG_BLOCK, SignalMask.handledByControlLoop)
         loop.run()
         return nil
     }

@@ -104,10 +104,10 @@ public enum HostMapDecoder {
             } else {
                 fail(item.line, "'hosts' must be a list of { key, host }")
             }
-            for (name, key) in [("prerelease_key", prerelease), ("release_key", release)] {
-                if let key, !hosts.contains(where: { $0.key == key }) {
-                    fail(item[name]?.line ?? item.line, "'\(name)' names '\(key)', which is not one of the hosts' keys")
-                }
+            // The release key is the environment served by default, so it must exist; SquidKit files often name a
+            // prerelease key they have no host for, which is harmless here.
+            if let release, !hosts.contains(where: { $0.key == release }) {
+                fail(item["release_key"]?.line ?? item.line, "'release_key' names '\(release)', which is not one of the hosts' keys")
             }
             configurations.append(
                 HostMap.Configuration(

@@ -6,6 +6,11 @@ public struct JSONSyntaxError: Error, Sendable, Equatable {
 
 /// Parses JSON into `SourceNode`s that remember their line numbers (Foundation's decoders do not).
 enum JSONSourceParser {
+    /// Whether `text` is a number as JSON spells it.
+    static func isJSONNumber(_ text: String) -> Bool {
+        Parser.isJSONNumber(ArraySlice(text.utf8))
+    }
+
     static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> SourceNode {
         var parser = Parser(bytes: bytes)
         parser.skipWhitespace()
@@ -130,8 +135,44 @@ enum JSONSourceParser {
                 index += 1
             }
             let text = String(decoding: bytes[start..<index], as: UTF8.self)
-            guard sawDigit, let number = Double(text) else { throw error("malformed number '\(text)'") }
+            guard sawDigit, Self.isJSONNumber(bytes[start..<index]), let number = Double(text) else {
+                throw error("malformed number '\(text)'")
+            }
             return SourceNode(.number(number, text: text), line: line)
+        }
+
+        /// JSON's number grammar: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
+        static func isJSONNumber(_ text: ArraySlice<UInt8>) -> Bool {
+            var index = text.startIndex
+            func digits() -> Int {
+                let start = index
+                while index < text.endIndex, text[index] >= UInt8(ascii: "0"), text[index] <= UInt8(ascii: "9") { index += 1 }
+                return index - start
+            }
+            if index < text.endIndex, text[index] == UInt8(ascii: "-") { index += 1 }
+            guard index < text.endIndex else { return false }
+            if text[index] == UInt8(ascii: "0") {
+                index += 1
+            } else if digits() == 0 {
+                return false
+            }
+            if index < text.endIndex, text[index] == UInt8(ascii: ".") {
+                index += 1
+                guard digits() > 0 else { return false }
+            }
+            if index < text.endIndex, text[index] | 0x20 == UInt8(ascii: "e") {
+                index += 1
+                if index < text.endIndex, text[index] == UInt8(ascii: "+") || text[index] == UInt8(ascii: "-") { index += 1 }
+                guard digits() > 0 else { return false }
+            }
+            return index == text.endIndex
+        }
+
+        static func isHexDigit(_ byte: UInt8) -> Bool {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): true
+            default: false
+            }
         }
 
         static func isNumberByte(_ byte: UInt8) -> Bool {
@@ -186,7 +227,7 @@ enum JSONSourceParser {
         }
 
         mutating func parseHex4() throws(JSONSyntaxError) -> UInt32 {
-            guard index + 4 <= bytes.count,
+            guard index + 4 <= bytes.count, bytes[index..<index + 4].allSatisfy(Self.isHexDigit),
                 let value = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16)
             else { throw error("invalid \\u escape in a string") }
             index += 4

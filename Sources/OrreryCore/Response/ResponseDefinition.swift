@@ -41,7 +41,11 @@ public struct PreparedResponse: Sendable {
             compressed = compress(definition.body).flatMap { $0.count < definition.body.count * 9 / 10 ? $0 : nil }
         }
         if let compressed {
-            if !headers.contains("Vary") { headers.add("Vary", "Accept-Encoding") }
+            if let vary = headers["Vary"] {
+                if !vary.lowercased().contains("accept-encoding") { headers.set("Vary", vary + ", Accept-Encoding") }
+            } else {
+                headers.add("Vary", "Accept-Encoding")
+            }
             var gzipped = headers
             gzipped.add("Content-Encoding", "gzip")
             gzipBody = Payload(compressed)
@@ -68,17 +72,19 @@ public struct PreparedResponse: Sendable {
     /// Whether an `Accept-Encoding` value allows gzip (`gzip`, `x-gzip` or `*`, and not `q=0`).
     public static func acceptsGzip(_ acceptEncoding: String?) -> Bool {
         guard let acceptEncoding else { return false }
+        // An explicit gzip entry decides; otherwise a `*` entry does.
+        var wildcard: Bool?
         for part in acceptEncoding.split(separator: ",") {
             let pieces = part.split(separator: ";")
             guard let coding = pieces.first?.trimmingCharacters(in: " \t").lowercased() else { continue }
-            guard coding == "gzip" || coding == "x-gzip" || coding == "*" else { continue }
             let refused = pieces.dropFirst().contains { parameter in
                 let text = parameter.trimmingCharacters(in: " \t").lowercased()
                 return text.hasPrefix("q=") && (Double(text.dropFirst(2)) ?? 1) == 0
             }
-            return !refused
+            if coding == "gzip" || coding == "x-gzip" { return !refused }
+            if coding == "*" { wildcard = !refused }
         }
-        return false
+        return wildcard ?? false
     }
 }
 

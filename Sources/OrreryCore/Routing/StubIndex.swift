@@ -54,9 +54,12 @@ public final class StubIndex: Sendable {
 
     /// The stub that answers the request, or nil. A `HEAD` request that no stub names falls back to `GET` stubs.
     public func lookup(_ request: HTTPRequest) -> IndexedStub? {
-        if let found = lookup(request, method: request.method) { return found }
-        if request.method == "HEAD" { return lookup(request, method: "GET") }
-        return nil
+        let found = lookup(request, method: request.method)
+        guard request.method == "HEAD", found?.stub.request.method != "HEAD" else { return found }
+        // HEAD is GET without the body: a GET stub that ranks better than a catch-all answers it.
+        guard let get = lookup(request, method: "GET") else { return found }
+        guard let found else { return get }
+        return get.rank < found.rank ? get : found
     }
 
     private func lookup(_ request: HTTPRequest, method: String) -> IndexedStub? {

@@ -12,11 +12,20 @@ enum YAMLSourceParser {
             throw JSONSyntaxError(line: 0, message: "YAML: \(error)")
         }
         guard let root else { return SourceNode(.null, line: 1) }
-        return try convert(root)
+        var budget = maximumNodes
+        return try convert(root, budget: &budget)
     }
 
-    private static func convert(_ node: Node) throws(JSONSyntaxError) -> SourceNode {
+    /// Yams expands aliases into shared copies, so a few lines of nested aliases can stand for billions of nodes;
+    /// conversion stops at this many.
+    static let maximumNodes = 1_000_000
+
+    private static func convert(_ node: Node, budget: inout Int) throws(JSONSyntaxError) -> SourceNode {
         let line = node.mark?.line ?? 0
+        budget -= 1
+        guard budget >= 0 else {
+            throw JSONSyntaxError(line: line, message: "the document expands to more than \(maximumNodes) values (nested aliases?)")
+        }
         switch node {
         case .scalar(let scalar):
             switch Tag.Name(rawValue: node.tag.rawValue) {
@@ -29,15 +38,22 @@ enum YAMLSourceParser {
                 default: return SourceNode(.string(scalar.string), line: line)
                 }
             case .int, .float:
-                if let number = node.float ?? node.int.map(Double.init) {
+                // YAML spells numbers in ways JSON does not (012, 1_000, 0x1F, .5); keep the JSON spelling.
+                if JSONSourceParser.isJSONNumber(scalar.string), let number = Double(scalar.string) {
                     return SourceNode(.number(number, text: scalar.string), line: line)
+                }
+                if let integer = node.int {
+                    return SourceNode(.number(Double(integer), text: String(integer)), line: line)
+                }
+                if let number = node.float, number.isFinite {
+                    return SourceNode(.number(number, text: "\(number)"), line: line)
                 }
                 return SourceNode(.string(scalar.string), line: line)
             default: return SourceNode(.string(scalar.string), line: line)
             }
         case .sequence(let sequence):
             var items: [SourceNode] = []
-            for item in sequence { items.append(try convert(item)) }
+            for item in sequence { items.append(try convert(item, budget: &budget)) }
             return SourceNode(.array(items), line: line)
         case .mapping(let mapping):
             var members: [(key: String, keyLine: Int, value: SourceNode)] = []
@@ -49,10 +65,11 @@ enum YAMLSourceParser {
                 if members.contains(where: { $0.key == keyScalar.string }) {
                     throw JSONSyntaxError(line: keyLine, message: "duplicate key '\(keyScalar.string)'")
                 }
-                members.append((keyScalar.string, keyLine, try convert(value)))
+                members.append((keyScalar.string, keyLine, try convert(value, budget: &budget)))
             }
             return SourceNode(.object(members), line: line)
         case .alias:
+            // Yams resolves aliases while composing; an unresolved one is refused rather than guessed at.
             throw JSONSyntaxError(line: line, message: "YAML aliases are not supported in stub files")
         }
     }

@@ -171,9 +171,12 @@ public struct RequestPattern: Sendable {
     static func hostMatches(_ expected: String, _ actual: String?) -> Bool {
         guard let actual else { return false }
         if expected.equalsIgnoringASCIICase(actual) { return true }
-        guard !expected.contains(":"), let colon = actual.lastIndex(of: ":"), !actual.hasSuffix("]") else {
-            return false
-        }
+        guard !hasPort(expected), hasPort(actual), let colon = actual.lastIndex(of: ":") else { return false }
         return expected.equalsIgnoringASCIICase(String(actual[..<colon]))
+    }
+
+    /// `host:port` or `[v6]:port`; a bare IPv6 address in brackets has no port.
+    static func hasPort(_ host: String) -> Bool {
+        host.hasPrefix("[") ? host.contains("]:") : host.contains(":")
     }
 }

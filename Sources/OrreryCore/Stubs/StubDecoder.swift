@@ -112,13 +112,8 @@ public struct StubDecoder {
         let name = node["name"].flatMap { string($0, "name") }
         var priority: Int?
         if let node = node["priority"] { priority = integer(node, "priority", range: Int.min...Int.max) }
-        var request = RequestPattern()
-        if let requestNode = node["request"] {
-            request = decodeRequest(requestNode, base: base)
-        } else if !base.headers.isEmpty || base.host != nil {
-            request.host = base.host
-            request.headers = base.headers
-        }
+        // A stub without a request section still takes the base's host, path prefix and headers.
+        let request = decodeRequest(node["request"] ?? SourceNode(.object([]), line: node.line), base: base)
         var response = ResponseDefinition()
         if let responseNode = node["response"] {
             response = decodeResponse(responseNode)
@@ -155,10 +150,7 @@ public struct StubDecoder {
             }
         }
         if let host = node["host"] { pattern.host = string(host, "host") }
-        let urlKeys = ["path", "url", "urlPattern", "pathPattern"].filter { node[$0] != nil }
-        if urlKeys.count > 1 {
-            fail(node.line, "use only one of \(urlKeys.map { "'\($0)'" }.joined(separator: ", "))")
-        }
+        checkExclusive(members, ["path", "url", "urlPattern", "pathPattern"])
         if let path = node["path"], let text = string(path, "path") {
             pattern.url = .path(joined(base.path, PercentDecoding.decode(text)))
         } else if let url = node["url"], let text = string(url, "url") {
@@ -218,10 +210,7 @@ public struct StubDecoder {
         if let headers = node["headers"] {
             response.headers = responseHeaders(headers)
         }
-        let bodyKeys = ["body", "json", "bodyFile"].filter { node[$0] != nil }
-        if bodyKeys.count > 1 {
-            fail(node.line, "use only one of \(bodyKeys.map { "'\($0)'" }.joined(separator: ", "))")
-        }
+        checkExclusive(members, ["body", "json", "bodyFile"])
         if let body = node["body"] {
             switch body.value {
             case .object, .array:
@@ -413,6 +402,13 @@ public struct StubDecoder {
             fail(node.line, "'\(what)' is not a valid regular expression: \(text)")
             return nil
         }
+    }
+
+    /// Reports, at the second one's line, keys of which only one may be given.
+    private mutating func checkExclusive(_ members: [(key: String, keyLine: Int, value: SourceNode)], _ keys: [String]) {
+        let present = members.filter { keys.contains($0.key) }
+        guard present.count > 1 else { return }
+        fail(present[1].keyLine, "use only one of \(present.map { "'\($0.key)'" }.joined(separator: ", "))")
     }
 
     private mutating func checkKeys(

@@ -14,7 +14,8 @@ public struct StubLoader: Sendable {
 
     /// Relative paths of the stub files, sorted so that load order (and so tie-breaking) is stable.
     public func stubFiles() throws(SourceErrors) -> [String] {
-        let rootURL = URL(fileURLWithPath: root)
+        // The folder itself may be a symlink; the enumerator does not follow it.
+        let rootURL = URL(fileURLWithPath: root).resolvingSymlinksInPath()
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw SourceErrors([SourceError(file: root, line: 0, message: "the stubs folder does not exist")])

@@ -1,0 +1,28 @@
+# Build stage: the Swift toolchain image compiles a release binary.
+FROM swift:6.1-bookworm AS build
+RUN apt-get update -qq \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libevent-dev libssl-dev zlib1g-dev pkg-config \
+    && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY Package.swift ./
+COPY Sources ./Sources
+COPY Tests ./Tests
+RUN swift build -c release --product orrery --static-swift-stdlib \
+    && cp "$(swift build -c release --show-bin-path)/orrery" /usr/local/bin/orrery
+
+# Run stage: slim Debian with the shared libraries libevent, OpenSSL and zlib need.
+FROM debian:bookworm-slim
+RUN apt-get update -qq \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+        libevent-2.1-7 libevent-openssl-2.1-7 libevent-pthreads-2.1-7 libssl3 zlib1g ca-certificates \
+    && rm -rf /var/lib/apt/lists/* \
+    && useradd --system --home /srv/orrery orrery
+COPY --from=build /usr/local/bin/orrery /usr/local/bin/orrery
+WORKDIR /srv/orrery
+COPY stubs ./stubs
+COPY config ./config
+USER orrery
+EXPOSE 8080
+# Listens on all interfaces inside the container; the admin API still answers only loopback clients unless
+# ORRERY_ADMIN_TOKEN is set.
+ENTRYPOINT ["orrery", "serve", "--host", "0.0.0.0"]

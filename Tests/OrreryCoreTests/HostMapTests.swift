@@ -1,0 +1,252 @@
+import Foundation
+import Testing
+@testable import OrreryCore
+
+/// What loading a host map file gave: the map, or the errors with the file name left out (`3: message`).
+struct LoadedHostMap {
+    var map: HostMap?
+    var errors: [String]
+}
+
+/// Writes `text` as `hosts.json` in a temporary folder and loads it with `HostMapDecoder`.
+func loadHostMap(_ text: String) throws -> LoadedHostMap {
+    try withTemporaryFolder(["config/hosts.json": text]) { folder in
+        let path = folder.url.appendingPathComponent("config/hosts.json").path
+        do throws(SourceErrors) {
+            return LoadedHostMap(map: try HostMapDecoder.load(path: path), errors: [])
+        } catch {
+            #expect(error.errors.allSatisfy { $0.file == path })
+            return LoadedHostMap(map: nil, errors: error.errors.map { "\($0.line): \($0.message)" })
+        }
+    }
+}
+
+@Suite("HostMapDecoder")
+struct HostMapDecoderTests {
+    static let designExample = """
+        { "configurations": [ {
+            "canonical_host": "api.example.com", "canonical_protocol": "https",
+            "prerelease_key": "DEV", "release_key": "PROD",
+            "hosts": [ { "key": "PROD", "host": "api.example.com" },
+                       { "key": "QA", "host": "qa.api.example.com", "protocol": "https" },
+                       { "key": "USER" } ] } ] }
+        """
+
+    @Test(
+        "The DESIGN.md example loads as written")
+    func designExampleVerbatim() throws {
+        let loaded = try loadHostMap(Self.designExample)
+        #expect(loaded.errors == [])
+        #expect(loaded.map?.configurations.first?.hosts.map(\.key) == ["PROD", "QA", "USER"])
+    }
+
+    @Test("The DESIGN.md example loads once it lists the DEV host its prerelease_key names")
+    func designExample() throws {
+        let text = Self.designExample.replacingOccurrences(
+            of: #"{ "key": "USER" }"#,
+            with: #"{ "key": "DEV", "host": "127.0.0.1:9001", "protocol": "http" }, { "key": "USER" }"#)
+        let loaded = try loadHostMap(text)
+        #expect(loaded.errors == [])
+        let map = try #require(loaded.map)
+        try #require(map.configurations.count == 1)
+        let configuration = map.configurations[0]
+        #expect(configuration.canonicalHost == "api.example.com")
+        #expect(configuration.canonicalProtocol == "https")
+        #expect(configuration.prereleaseKey == "DEV")
+        #expect(configuration.releaseKey == "PROD")
+        #expect(!configuration.isDefault)
+        #expect(configuration.hosts.map(\.key) == ["PROD", "QA", "DEV", "USER"])
+        #expect(configuration.hosts.map(\.host) == ["api.example.com", "qa.api.example.com", "127.0.0.1:9001", nil])
+        #expect(configuration.hosts.map(\.protocol) == [nil, "https", "http", nil])
+    }
+
+    @Test("The DESIGN.md example loads as written, though its prerelease_key names no host")
+    func designExampleLoads() throws {
+        let loaded = try loadHostMap(Self.designExample)
+        #expect(loaded.errors == [])
+    }
+
+    @Test("a release_key naming no host is an error with its line")
+    func releaseKeyMustExist() throws {
+        let loaded = try loadHostMap("""
+            { "configurations": [ {
+                "canonical_host": "api.example.com",
+                "release_key": "LIVE",
+                "hosts": [ { "key": "PROD", "host": "api.example.com" } ] } ] }
+            """)
+        #expect(loaded.errors == ["3: 'release_key' names 'LIVE', which is not one of the hosts' keys"])
+    }
+
+    @Test("USER needs no host")
+    func userWithoutHost() throws {
+        let loaded = try loadHostMap(
+            #"{ "configurations": [ { "canonical_host": "a.com", "hosts": [ { "key": "USER" } ] } ] }"#)
+        #expect(loaded.errors == [])
+        let host = try #require(loaded.map?.configurations.first?.hosts.first)
+        #expect(host.key == "USER")
+        #expect(host.host == nil)
+        #expect(loaded.map?.configurations.first?.canonicalProtocol == "https")
+    }
+
+    @Test("A host other than USER without 'host' is an error on its line")
+    func hostRequired() throws {
+        let loaded = try loadHostMap(
+            """
+            {
+              "configurations": [
+                {
+                  "canonical_host": "api.example.com",
+                  "hosts": [
+                    { "key": "PROD", "host": "api.example.com" },
+                    { "key": "QA" }
+                  ]
+                }
+              ]
+            }
+            """)
+        #expect(loaded.errors == ["7: 'host' is required"])
+    }
+
+    @Test("A bad protocol is an error on its line")
+    func badProtocol() throws {
+        let loaded = try loadHostMap(
+            """
+            {
+              "configurations": [
+                {
+                  "canonical_host": "api.example.com",
+                  "canonical_protocol": "ftp",
+                  "hosts": [
+                    { "key": "PROD", "host": "api.example.com",
+                      "protocol": "HTTPS" }
+                  ]
+                }
+              ]
+            }
+            """)
+        #expect(
+            loaded.errors == [
+                #"5: 'canonical_protocol' must be "http" or "https", not "ftp""#,
+                #"8: 'protocol' must be "http" or "https", not "HTTPS""#,
+            ])
+    }
+
+    @Test("release_key and prerelease_key must name a host's key")
+    func missingReleaseKey() throws {
+        let loaded = try loadHostMap(
+            """
+            {
+              "configurations": [
+                {
+                  "canonical_host": "api.example.com",
+                  "release_key": "PRODUCTION",
+                  "prerelease_key": "QA",
+                  "hosts": [ { "key": "PROD", "host": "api.example.com" }, { "key": "QA", "host": "qa" } ]
+                }
+              ]
+            }
+            """)
+        #expect(loaded.errors == ["5: 'release_key' names 'PRODUCTION', which is not one of the hosts' keys"])
+    }
+
+    @Test("An unknown key gets a suggestion", arguments: [
+        (#""canonical_hots": "x","#, "unknown key 'canonical_hots' in a configuration; did you mean 'canonical_host'?"),
+        (#""relase_key": "PROD","#, "unknown key 'relase_key' in a configuration; did you mean 'release_key'?"),
+    ])
+    func unknownKey(line: String, message: String) throws {
+        let loaded = try loadHostMap(
+            """
+            {
+              "configurations": [
+                {
+                  "canonical_host": "api.example.com",
+                  \(line)
+                  "hosts": [ { "key": "PROD", "host": "api.example.com" } ]
+                }
+              ]
+            }
+            """)
+        #expect(loaded.errors == ["5: \(message)"])
+    }
+
+    @Test("An unknown key in a host entry gets a suggestion too")
+    func unknownHostKey() throws {
+        let loaded = try loadHostMap(
+            """
+            { "configurations": [ { "canonical_host": "a.com",
+              "hosts": [
+                { "key": "PROD", "hosts": "a.com" }
+              ] } ] }
+            """)
+        #expect(loaded.errors == ["3: unknown key 'hosts' in a host entry; did you mean 'host'?", "3: 'host' is required"])
+    }
+
+    @Test("Other mistakes, each with its line", arguments: [
+        (#"{ "configurations": {} }"#, "1: 'configurations' must be a list"),
+        ("[]", "1: the host map must be a mapping with a 'configurations' list"),
+        (#"{ "configurations": [ { "canonical_host": "a.com" } ] }"#, "1: 'hosts' must be a list of { key, host }"),
+        (#"{ "configurations": [ { "hosts": [] } ] }"#, "1: 'canonical_host' is required"),
+        (
+            "{ \"configurations\": [ { \"canonical_host\": \"a.com\", \"hosts\": [\n { \"key\": \"P\", \"host\": \"http://a.com\" } ] } ] }",
+            "2: 'host' must be a host name with an optional port, not 'http://a.com'"
+        ),
+        (
+            "{ \"configurations\": [ { \"canonical_host\": \"a.com\", \"hosts\": [\n { \"key\": \"P\", \"host\": \"a\" },\n { \"key\": \"P\", \"host\": \"b\" } ] } ] }",
+            "3: key 'P' appears twice"
+        ),
+        (
+            "{ \"configurations\": [\n { \"canonical_host\": \"a.com\", \"hosts\": [] },\n { \"canonical_host\": \"A.com\", \"hosts\": [] } ] }",
+            "3: canonical host 'A.com' appears twice"
+        ),
+        (
+            "{ \"configurations\": [ { \"canonical_host\": \"a.com\", \"hosts\": [],\n \"default\": \"yes\" } ] }",
+            "2: 'default' must be true or false"
+        ),
+        ("{\n  \"configurations\": [\n    {\n  ]\n}", "4: expected a quoted key"),
+    ])
+    func otherMistakes(text: String, error: String) throws {
+        let loaded = try loadHostMap(text)
+        #expect(loaded.map == nil)
+        #expect(loaded.errors == [error])
+    }
+
+    @Test("Only one configuration may be the default")
+    func twoDefaults() throws {
+        let loaded = try loadHostMap(
+            """
+            { "configurations": [
+              { "canonical_host": "a.com", "default": true, "hosts": [] },
+              { "canonical_host": "b.com", "default": true, "hosts": [] }
+            ] }
+            """)
+        #expect(loaded.errors == [#"1: only one configuration may be marked "default": true"#])
+    }
+
+    @Test("A default configuration is marked")
+    func oneDefault() throws {
+        let loaded = try loadHostMap(
+            #"{ "configurations": [ { "canonical_host": "a.com", "hosts": [] }, { "canonical_host": "b.com", "default": true, "hosts": [] } ] }"#)
+        #expect(loaded.map?.configurations.map(\.isDefault) == [false, true])
+    }
+
+    @Test("Every problem is reported at once")
+    func severalErrors() throws {
+        let loaded = try loadHostMap(
+            """
+            { "configurations": [
+              { "canonical_host": "a.com", "canonical_protocol": "gopher",
+                "hosts": [ { "key": "PROD" } ] }
+            ] }
+            """)
+        #expect(loaded.errors.count == 2)
+    }
+
+    @Test("A missing file gives no map and no error")
+    func missingFile() throws {
+        try withTemporaryFolder { folder in
+            let path = folder.url.appendingPathComponent("config/hosts.json").path
+            let map = try HostMapDecoder.load(path: path)
+            #expect(map == nil)
+        }
+    }
+}
