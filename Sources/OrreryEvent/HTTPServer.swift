@@ -73,9 +73,9 @@ public final class HTTPServer: Sendable {
         state.withLock { $0.workers = [] }
     }
 
-    /// Checks every 10 ms until nothing is waiting to be written, then closes connections and ends the loop.
+    /// Checks every 10 ms until no reply is waiting to be sent or written, then closes connections and ends the loop.
     private static func drain(_ worker: HTTPWorker, deadline: Int) {
-        if worker.pendingOutputBytes <= 0 || now() >= deadline {
+        if (worker.pendingOutputBytes <= 0 && worker.pendingDelayedReplies == 0) || now() >= deadline {
             worker.closeHTTP()
             worker.loop.stop()
             return

@@ -16,6 +16,8 @@ final class HTTPWorker {
     private var pendingErrorPage: (buffer: OpaquePointer, headStart: Int, status: Int)?
     /// Bytes queued for clients and not yet written, across all connections; shutdown waits for it to drain.
     private(set) var pendingOutputBytes = 0
+    /// Replies scheduled for later (stubs with a delay); shutdown waits for them too.
+    private(set) var pendingDelayedReplies = 0
     /// Bytes read from clients since the last request was handed to the handler. libevent gives the same status
     /// to different failures (400 for an unparseable head and for one over its size limit, 413 for a body over the
     /// limit and for broken chunked framing); the amount of input tells them apart. It is counted per loop, not per
@@ -143,6 +145,21 @@ final class HTTPWorker {
         send(
             request, status: error.status, reason: HTTPStatusCode.reasonPhrase(for: error.status), headers: headers,
             body: Payload(error.body))
+    }
+
+    /// Sends the reply after a delay, on this loop. The request stays valid meanwhile: evhttp stops reading a
+    /// connection while its request is being answered, so it cannot notice the client leave and free it.
+    func send(
+        _ request: OpaquePointer, afterMilliseconds delay: Int, status: Int, reason: String, headers: HTTPHeaders,
+        body: Payload
+    ) {
+        pendingDelayedReplies += 1
+        loop.schedule(afterMilliseconds: delay) { [self] in
+            pendingDelayedReplies -= 1
+            // After shutdown closed the connections the request is gone.
+            guard http != nil else { return }
+            send(request, status: status, reason: reason, headers: headers, body: body)
+        }
     }
 
     func send(_ request: OpaquePointer, status: Int, reason: String, headers: HTTPHeaders, body: Payload) {

@@ -25,6 +25,11 @@ public struct Responder {
         worker.send(request, status: status, reason: reason, headers: headers, body: body)
     }
 
+    /// Sends the response after `milliseconds`, without holding up the loop's other connections.
+    public func send(afterMilliseconds milliseconds: Int, status: Int, reason: String, headers: HTTPHeaders, body: Payload) {
+        worker.send(request, afterMilliseconds: milliseconds, status: status, reason: reason, headers: headers, body: body)
+    }
+
     /// Sends a response built for this request alone (errors, admin answers).
     public func send(status: Int, headers: HTTPHeaders, body: [UInt8]) {
         worker.send(

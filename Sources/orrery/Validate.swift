@@ -16,8 +16,9 @@ struct Validate: ParsableCommand {
         var fileCount = 0
         let loader = StubLoader(root: sources.stubs)
         do {
-            fileCount = try loader.stubFiles().count
-            stubCount = try loader.load().count
+            let loaded = try loader.loadWithFileCount()
+            stubCount = loaded.stubs.count
+            fileCount = loaded.files
         } catch {
             errors += error.errors
         }

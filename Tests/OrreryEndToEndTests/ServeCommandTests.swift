@@ -46,6 +46,24 @@ struct ServeCommandTests {
         #expect(orrery.standardError.contains("finishing in-flight requests"))
     }
 
+    @Test("a request still waiting on a delayed stub is answered before the daemon exits")
+    func stopWaitsForDelayedReply() throws {
+        let scratch = try Scratch(["stubs/slow.json": #"{"request": {"path": "/slow"}, "response": {"delay": 700, "body": "done"}}"#])
+        let orrery = try OrreryProcess([
+            "serve", "--port", "0", "--stubs", scratch.path("stubs"), "--config", scratch.path("config"), "--log-level", "debug",
+        ])
+        let base = try orrery.waitUntilListening()
+        let client = Process()
+        client.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        client.arguments = ["curl", "--noproxy", "*", "-s", "-o", scratch.path("slow.out"), "\(base)/slow"]
+        try client.run()
+        // The debug line is written when the delayed reply is scheduled, so the daemon now holds the request.
+        #expect(OrreryProcess.waitFor { orrery.standardError.contains("GET /slow -> 200") })
+        #expect(orrery.stop() == 0)
+        client.waitUntilExit()
+        #expect(try String(contentsOfFile: scratch.path("slow.out"), encoding: .utf8) == "done")
+    }
+
     @Test("SIGHUP reloads; a broken file keeps the running set and logs file and line")
     func sighupReload() throws {
         let scratch = try Scratch(["stubs/a.json": #"{"request": {"path": "/a"}, "response": {"body": "one"}}"#])

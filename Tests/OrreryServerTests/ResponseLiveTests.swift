@@ -90,6 +90,28 @@ struct ResponseLiveTests {
         }
     }
 
+    @Test("a delayed stub answers after its delay without holding up other requests on the same loop")
+    func delay() async throws {
+        let stubs = """
+            - { request: { path: /slow }, response: { delay: 400, body: slow } }
+            - { request: { path: /fast }, response: { body: fast } }
+            """
+        try await LiveServer.with(files: ["stubs/d.yaml": stubs], threads: 1) { (server: LiveServer) async throws in
+            let started = Date()
+            let slowURL = server.baseURL + "/slow"
+            async let slow = HTTPClient.request("GET", slowURL)
+            // Gives the slow request a head start, so the fast one arrives while the slow one is held.
+            try await Task.sleep(for: .milliseconds(50))
+            let fast = try await server.request("/fast")
+            let fastElapsed = Date().timeIntervalSince(started)
+            #expect(fast.text == "fast")
+            #expect(try await slow.text == "slow")
+            let slowElapsed = Date().timeIntervalSince(started)
+            #expect(slowElapsed >= 0.4)
+            #expect(fastElapsed < slowElapsed)
+        }
+    }
+
     @Test("priority overrides specificity; otherwise the most specific stub wins")
     func priorityAndSpecificity() async throws {
         let stubs = """

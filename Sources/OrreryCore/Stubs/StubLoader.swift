@@ -50,9 +50,15 @@ public struct StubLoader: Sendable {
 
     /// Loads every file; throws all the problems found, in every file, at once.
     public func load() throws(SourceErrors) -> [Stub] {
+        try loadWithFileCount().stubs
+    }
+
+    /// Loads every file, and says how many files there were.
+    public func loadWithFileCount() throws(SourceErrors) -> (stubs: [Stub], files: Int) {
         var stubs: [Stub] = []
         var errors: [SourceError] = []
-        for relative in try stubFiles() {
+        let files = try stubFiles()
+        for relative in files {
             do {
                 stubs += try loadFile(relative)
             } catch {
@@ -60,7 +66,7 @@ public struct StubLoader: Sendable {
             }
         }
         guard errors.isEmpty else { throw SourceErrors(errors) }
-        return stubs
+        return (stubs, files.count)
     }
 
     /// Loads one file, given relative to the root.

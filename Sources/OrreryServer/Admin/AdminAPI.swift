@@ -59,7 +59,10 @@ final class AdminAPI: Sendable {
         case ("PUT", "stubs", 2): return replaceStub(id: parts[1], request)
         case ("DELETE", "stubs", 2): return removeStub(id: parts[1])
         case (_, "health", 1), (_, "stubs", 1), (_, "stubs", 2):
-            return .error(.Code405MethodNotAllowed, "\(request.method) is not supported on \(request.path).")
+            let allowed = parts.first == "health" ? "GET" : parts.count == 1 ? "GET, POST" : parts[1] == "reload" ? "POST" : "GET, PUT, DELETE"
+            var reply = AdminReply.error(.Code405MethodNotAllowed, "\(request.method) is not supported on \(request.path); use \(allowed).")
+            reply.headers.add("Allow", allowed)
+            return reply
         case (_, "requests", _), (_, "requests.har", _), (_, "environments", _), (_, "recordings", _), (_, "logging", _):
             return .error(
                 .Code501NotImplemented,

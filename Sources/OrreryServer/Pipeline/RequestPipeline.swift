@@ -38,10 +38,15 @@ final class RequestPipeline: HTTPRequestHandler {
         let index = currentIndex
         if let entry = index.lookup(request) {
             let prepared = entry.response
-            if let gzipBody = prepared.gzipBody, PreparedResponse.acceptsGzip(request.headers["Accept-Encoding"]) {
-                responder.send(status: prepared.status, reason: prepared.reason, headers: prepared.gzipHeaders, body: gzipBody)
+            let isGzip = prepared.gzipBody != nil && PreparedResponse.acceptsGzip(request.headers["Accept-Encoding"])
+            let headers = isGzip ? prepared.gzipHeaders : prepared.headers
+            let body = isGzip ? prepared.gzipBody ?? prepared.body : prepared.body
+            if prepared.delayMilliseconds > 0 {
+                responder.send(
+                    afterMilliseconds: prepared.delayMilliseconds, status: prepared.status, reason: prepared.reason,
+                    headers: headers, body: body)
             } else {
-                responder.send(status: prepared.status, reason: prepared.reason, headers: prepared.headers, body: prepared.body)
+                responder.send(status: prepared.status, reason: prepared.reason, headers: headers, body: body)
             }
             if isDebugLogging {
                 logger.debug("\(request.method) \(request.target) -> \(prepared.status) from stub \(entry.stub.label)")

@@ -41,12 +41,11 @@ public final class StubRegistry: Sendable {
     @discardableResult
     public func reload() throws(SourceErrors) -> (stubs: Int, files: Int) {
         try reloadLock.withLock { _ throws(SourceErrors) in
-            let files = try loader.stubFiles()
-            let stubs = try loader.load()
+            let (stubs, files) = try loader.loadWithFileCount()
             return publish { state in
                 state.fileStubs = stubs
-                state.fileCount = files.count
-                return (state.fileStubs.count + state.adminStubs.count, files.count)
+                state.fileCount = files
+                return (state.fileStubs.count + state.adminStubs.count, files)
             }
         }
     }
