@@ -30,6 +30,23 @@ struct RobustnessLiveTests {
         }
     }
 
+    @Test("random bytes never crash the daemon; it answers a good request after each burst")
+    func randomInput() async throws {
+        try await LiveServer.with(files: ["stubs/ok.json": Self.stub]) { (server: LiveServer) async throws in
+            var generator = SeededGenerator(seed: 0x0DDB_A11)
+            let prefixes = ["", "GET / HTTP/1.1\r\n", "POST /ok HTTP/1.1\r\nContent-Length: 5\r\n", "GET /ok HTTP/1.1\r\nHost: "]
+            for round in 0..<60 {
+                let length = Int.random(in: 1...2048, using: &generator)
+                let noise = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                let prefix = Array(prefixes[round % prefixes.count].utf8)
+                // Each burst on its own connection; whatever the daemon answers, it must stay up.
+                _ = try RawSocket.exchange(port: server.port, prefix + noise + Array("\r\n\r\n".utf8), timeout: 2)
+            }
+            let good = try RawSocket.exchange(port: server.port, "GET /ok HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            #expect(good.hasPrefix("HTTP/1.1 200 OK"))
+        }
+    }
+
     @Test("over-long target, headers and body get 414, 431 and 413 as JSON")
     func sizeLimits() async throws {
         try await LiveServer.with(files: ["stubs/ok.json": Self.stub], configure: { $0.http.maxBodyBytes = 1 << 20 }) {
@@ -76,5 +93,22 @@ struct RobustnessLiveTests {
                 port: server.port, request + request + "GET /ok HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
             #expect(answer.components(separatedBy: "HTTP/1.1 200 OK").count - 1 == 3)
         }
+    }
+}
+
+/// A small deterministic random number generator (SplitMix64), so a failing input can be replayed.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var value = state
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 31)
     }
 }
