@@ -46,4 +46,9 @@ static inline struct evkeyval *CLibevent_headers_next(struct evkeyval *header) {
     return header->next.tqe_next;
 }
 
+// SSL_set_tlsext_host_name is a macro over SSL_ctrl; SNI tells a TLS upstream which certificate to present.
+static inline long CLibevent_SSL_set_tlsext_host_name(SSL *ssl, const char *name) {
+    return SSL_set_tlsext_host_name(ssl, name);
+}
+
 #endif

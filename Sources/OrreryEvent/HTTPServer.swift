@@ -19,7 +19,8 @@ public final class HTTPServer: Sendable {
 
     /// Binds the sockets and builds one handler per loop; nothing is accepted until `start`.
     public init(
-        configuration: HTTPServerConfiguration, makeHandler: (_ loopIndex: Int, _ loop: EventLoop) -> any HTTPRequestHandler
+        configuration: HTTPServerConfiguration,
+        makeHandler: (_ loopIndex: Int, _ loop: EventLoop) throws(EventError) -> any HTTPRequestHandler
     ) throws(EventError) {
         self.configuration = configuration
         let threadCount = max(1, configuration.threads)
@@ -31,7 +32,7 @@ public final class HTTPServer: Sendable {
         do {
             for (index, socket) in sockets.enumerated() {
                 let loop = try EventLoop()
-                let worker = try HTTPWorker(loop: loop, configuration: configuration, handler: makeHandler(index, loop))
+                let worker = try HTTPWorker(loop: loop, configuration: configuration, handler: try makeHandler(index, loop))
                 try worker.accept(on: socket)
                 loops.append(loop)
                 workers.append(worker)

@@ -66,6 +66,36 @@ enum Trampolines {
             Unmanaged<HTTPWorker>.fromOpaque(context).takeUnretainedValue().inputChanged(info.pointee)
         }
 
+    static let addressResolved: @convention(c) (Int32, UnsafeMutablePointer<addrinfo>?, UnsafeMutableRawPointer?) -> Void = {
+        status, result, context in
+        guard let context else { return }
+        Unmanaged<ResolveBox>.fromOpaque(context).takeRetainedValue().finish(status: status, result)
+    }
+
+    static let upstreamDone: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { request, context in
+        guard let context else { return }
+        let exchange = Unmanaged<UpstreamExchange>.fromOpaque(context).takeUnretainedValue()
+        exchange.done(request)
+    }
+
+    static let upstreamError: @convention(c) (evhttp_request_error, UnsafeMutableRawPointer?) -> Void = { error, context in
+        guard let context else { return }
+        Unmanaged<UpstreamExchange>.fromOpaque(context).takeUnretainedValue().errorOccurred(error)
+    }
+
+    static let upstreamHeader: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Int32 = { _, context in
+        guard let context else { return 0 }
+        Unmanaged<UpstreamExchange>.fromOpaque(context).takeUnretainedValue().headReceived()
+        return 0
+    }
+
+    static let upstreamConnectionClosed: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = {
+        _, context in
+        guard let context else { return }
+        let connection = Unmanaged<UpstreamConnection>.fromOpaque(context).takeUnretainedValue()
+        connection.client.connectionClosed(connection)
+    }
+
     /// Releases a payload that libevent was sending by reference, once libevent is done with it.
     static let releasePayload: @convention(c) (UnsafeRawPointer?, Int, UnsafeMutableRawPointer?) -> Void = {
         _, _, context in

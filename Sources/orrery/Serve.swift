@@ -46,10 +46,32 @@ struct Serve: ParsableCommand {
     @Option(help: ArgumentHelp("Longest request target accepted, in bytes; longer ones get 414.", valueName: "bytes"))
     var maxUriLength = 8 * 1024
 
+    @Option(help: ArgumentHelp("Environment key (PROD, QA, DEV, ...) to send to, for every configuration of the host map that has it; overrides the saved choice.", valueName: "key"))
+    var env: String?
+
+    @Flag(help: "Do not forward requests no stub answers; they get a 404 that names the closest stubs.")
+    var noProxy = false
+
+    @Option(help: ArgumentHelp("A PEM file of CA certificates trusted for HTTPS upstreams, besides the system's.", valueName: "file"))
+    var upstreamCa: String?
+
+    @Option(help: ArgumentHelp("Milliseconds to wait for an upstream connection (TCP and TLS).", valueName: "ms"))
+    var connectTimeout = 5_000
+
+    @Option(help: ArgumentHelp("Milliseconds to wait for an upstream's whole response; then 504.", valueName: "ms"))
+    var upstreamTimeout = 30_000
+
+    @Option(help: ArgumentHelp("DNS server (host:port) for upstream names, instead of /etc/resolv.conf's.", valueName: "address"))
+    var dnsServer: String?
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
         if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be between 1 and 256.") }
         guard watchInterval >= 0 else { throw ValidationError("--watch-interval must not be negative.") }
+        guard connectTimeout > 0, upstreamTimeout > 0 else { throw ValidationError("Timeouts must be positive.") }
+        if let upstreamCa, !FileManager.default.isReadableFile(atPath: upstreamCa) {
+            throw ValidationError("--upstream-ca \(upstreamCa) cannot be read.")
+        }
         guard maxBodySize > 0, maxHeaderSize > 0, maxUriLength > 0 else {
             throw ValidationError("Size limits must be positive.")
         }
@@ -72,10 +94,15 @@ struct Serve: ParsableCommand {
         configuration.logLevel = logLevel
         configuration.watchIntervalMilliseconds = watchInterval
         configuration.adminToken = adminToken ?? ProcessInfo.processInfo.environment["ORRERY_ADMIN_TOKEN"]
+        configuration.isProxyEnabled = !noProxy
+        configuration.environment = env
+        configuration.upstream.caFile = upstreamCa
+        configuration.upstream.connectTimeoutMilliseconds = connectTimeout
+        configuration.upstream.responseTimeoutMilliseconds = upstreamTimeout
+        configuration.upstream.dnsServer = dnsServer
 
         let daemon: Daemon
         do {
-            _ = try HostMapDecoder.load(path: sources.hostMapPath)
             daemon = try Daemon(configuration: configuration, logger: logger)
         } catch let errors as SourceErrors {
             for error in errors.errors { Console.error(error.description) }
@@ -84,6 +111,10 @@ struct Serve: ParsableCommand {
         } catch {
             Console.error("orrery: not starting: \(error)")
             throw ExitCode(1)
+        }
+        if daemon.isProxying, let environments = daemon.environments {
+            let summary = environments.activeSummary
+            logger.info("forwarding requests no stub answers: \(summary)")
         }
         try daemon.run {
             let index = daemon.registry.index

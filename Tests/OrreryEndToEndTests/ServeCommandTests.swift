@@ -5,7 +5,8 @@ import Testing
 struct ServeCommandTests {
     @Test("serves the repository's example stubs as the README shows")
     func examples() throws {
-        let orrery = try OrreryProcess(["serve", "--port", "0", "--threads", "2"])
+        // --no-proxy: the example host map points at real hosts, and tests stay on loopback.
+        let orrery = try OrreryProcess(["serve", "--port", "0", "--threads", "2", "--no-proxy"])
         let base = try orrery.waitUntilListening()
         #expect(orrery.standardOutput.contains("(9 stubs from 4 files in stubs, 2 threads)"))
 

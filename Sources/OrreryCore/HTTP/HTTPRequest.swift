@@ -50,6 +50,14 @@ public struct HTTPRequest: Sendable {
         }
     }
 
+    /// The target as an origin server wants it: path and query, without the scheme and host of an absolute URI.
+    public var originForm: String {
+        guard isAbsoluteForm, let colon = target.firstIndex(of: ":") else { return target }
+        let afterAuthority = target[colon...].dropFirst(3).drop { $0 != "/" && $0 != "?" }
+        if afterAuthority.isEmpty { return "/" }
+        return afterAuthority.hasPrefix("?") ? "/" + afterAuthority : String(afterAuthority)
+    }
+
     public var bodyText: String { String(decoding: body, as: UTF8.self) }
 
     /// The decoded path plus the query as received (`/users?page=2`): what `urlPattern` is matched against.

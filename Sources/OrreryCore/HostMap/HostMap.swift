@@ -9,6 +9,26 @@ public struct HostMap: Sendable {
         public var hosts: [Host]
         /// Marked `"default": true`: used for requests whose host names no configuration.
         public var isDefault: Bool
+        /// Headers added to every upstream request of this configuration (an extension, see the README).
+        public var injectedHeaders: [InjectedHeader] = []
+
+        /// The host entry of an environment key.
+        public func host(forKey key: String) -> Host? {
+            hosts.first { $0.key == key }
+        }
+
+        /// Whether `host` (as a `Host` header or absolute URI writes it) names this configuration.
+        public func names(_ host: String) -> Bool {
+            canonicalHost.equalsIgnoringASCIICase(host) || hosts.contains { $0.host?.equalsIgnoringASCIICase(host) == true }
+        }
+    }
+
+    /// A header whose value comes from an environment variable when the proxy sends a request: secrets stay out of
+    /// the files, the logs and the error bodies.
+    public struct InjectedHeader: Sendable, Equatable {
+        public var name: String
+        /// The environment variable that holds the value.
+        public var variable: String
     }
 
     public struct Host: Sendable {
@@ -17,6 +37,19 @@ public struct HostMap: Sendable {
         public var host: String?
         /// `http` or `https`; nil means the configuration's canonical protocol.
         public var `protocol`: String?
+        /// Headers added to upstream requests sent to this environment (on top of the configuration's).
+        public var injectedHeaders: [InjectedHeader] = []
+    }
+
+    /// The configuration a request belongs to: the one its host names, else the default one.
+    public func configuration(forHost host: String?) -> Configuration? {
+        if let host, let named = configurations.first(where: { $0.names(host) }) { return named }
+        return defaultConfiguration
+    }
+
+    /// The only configuration, or the one marked `"default": true`.
+    public var defaultConfiguration: Configuration? {
+        configurations.count == 1 ? configurations.first : configurations.first(where: \.isDefault)
     }
 
     public var configurations: [Configuration]

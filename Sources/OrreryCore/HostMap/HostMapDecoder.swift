@@ -4,9 +4,9 @@ import Foundation
 public enum HostMapDecoder {
     static let fileKeys = ["configurations"]
     static let configurationKeys = [
-        "canonical_host", "canonical_protocol", "prerelease_key", "release_key", "hosts", "default",
+        "canonical_host", "canonical_protocol", "prerelease_key", "release_key", "hosts", "default", "inject_headers",
     ]
-    static let hostKeys = ["key", "host", "protocol"]
+    static let hostKeys = ["key", "host", "protocol", "inject_headers"]
 
     /// Loads the map at `path`; nil when the file does not exist (the map is optional).
     public static func load(path: String) throws(SourceErrors) -> HostMap? {
@@ -46,6 +46,25 @@ public enum HostMapDecoder {
                 return nil
             }
             return value
+        }
+        /// `{ "Header-Name": "ENVIRONMENT_VARIABLE" }`: the value is read from the environment when a request is sent.
+        func injectedHeaders(_ node: SourceNode?) -> [HostMap.InjectedHeader] {
+            guard let node else { return [] }
+            guard case .object(let members) = node.value else {
+                fail(node.line, "'inject_headers' must map header names to environment variable names")
+                return []
+            }
+            var headers: [HostMap.InjectedHeader] = []
+            for member in members {
+                guard case .string(let variable) = member.value.value, !variable.isEmpty,
+                    variable.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" })
+                else {
+                    fail(member.value.line, "the value of '\(member.key)' must name an environment variable, such as API_TOKEN")
+                    continue
+                }
+                headers.append(HostMap.InjectedHeader(name: member.key, variable: variable))
+            }
+            return headers
         }
         func protocolName(_ node: SourceNode?, _ name: String, line: Int) -> String? {
             guard let value = text(node, name, required: false, line: line) else { return nil }
@@ -99,7 +118,8 @@ public enum HostMapDecoder {
                         fail(hostItem["host"]?.line ?? hostItem.line, "'host' must be a host name with an optional port, not '\(host)'")
                     }
                     let proto = protocolName(hostItem["protocol"], "protocol", line: hostItem.line)
-                    hosts.append(HostMap.Host(key: key, host: host, protocol: proto))
+                    hosts.append(
+                        HostMap.Host(key: key, host: host, protocol: proto, injectedHeaders: injectedHeaders(hostItem["inject_headers"])))
                 }
             } else {
                 fail(item.line, "'hosts' must be a list of { key, host }")
@@ -112,7 +132,8 @@ public enum HostMapDecoder {
             configurations.append(
                 HostMap.Configuration(
                     canonicalHost: canonicalHost, canonicalProtocol: canonicalProtocol, prereleaseKey: prerelease,
-                    releaseKey: release, hosts: hosts, isDefault: isDefault))
+                    releaseKey: release, hosts: hosts, isDefault: isDefault,
+                    injectedHeaders: injectedHeaders(item["inject_headers"])))
         }
         if configurations.filter(\.isDefault).count > 1 {
             fail(list.line, "only one configuration may be marked \"default\": true")

@@ -9,14 +9,16 @@ final class AdminAPI: Sendable {
     static let prefix = "/__admin"
 
     private let registry: StubRegistry
+    private let environments: EnvironmentRegistry?
     private let logger: Logger
     private let startedAt = Date()
     private let threads: Int
     /// Needed from clients that are not on loopback; without one, only loopback clients may use the API.
     private let token: String?
 
-    init(registry: StubRegistry, logger: Logger, threads: Int, token: String?) {
+    init(registry: StubRegistry, environments: EnvironmentRegistry?, logger: Logger, threads: Int, token: String?) {
         self.registry = registry
+        self.environments = environments
         self.logger = logger
         self.threads = threads
         self.token = token
@@ -58,12 +60,18 @@ final class AdminAPI: Sendable {
         case ("GET", "stubs", 2): return stub(id: parts[1])
         case ("PUT", "stubs", 2): return replaceStub(id: parts[1], request)
         case ("DELETE", "stubs", 2): return removeStub(id: parts[1])
+        case ("GET", "environments", 1): return listEnvironments()
+        case ("PUT", "environments", 2): return chooseEnvironment(canonicalHost: parts[1], request)
+        case (_, "environments", 1), (_, "environments", 2):
+            var reply = AdminReply.error(.Code405MethodNotAllowed, "\(request.method) is not supported on \(request.path).")
+            reply.headers.add("Allow", parts.count == 1 ? "GET" : "PUT")
+            return reply
         case (_, "health", 1), (_, "stubs", 1), (_, "stubs", 2):
             let allowed = parts.first == "health" ? "GET" : parts.count == 1 ? "GET, POST" : parts[1] == "reload" ? "POST" : "GET, PUT, DELETE"
             var reply = AdminReply.error(.Code405MethodNotAllowed, "\(request.method) is not supported on \(request.path); use \(allowed).")
             reply.headers.add("Allow", allowed)
             return reply
-        case (_, "requests", _), (_, "requests.har", _), (_, "environments", _), (_, "recordings", _), (_, "logging", _):
+        case (_, "requests", _), (_, "requests.har", _), (_, "recordings", _), (_, "logging", _):
             return .error(
                 .Code501NotImplemented,
                 "\(request.path) is part of the admin API but this build of Orrery does not serve it yet.")
@@ -84,6 +92,7 @@ final class AdminAPI: Sendable {
                 ("threads", .int(threads)),
                 ("stubs", .int(index.count)),
                 ("stubFiles", .int(registry.fileCount)),
+                ("proxy", .bool(environments != nil)),
             ]))
     }
 
@@ -130,6 +139,31 @@ final class AdminAPI: Sendable {
             logger.error("reload failed; the running stubs stay:\n\(error)")
             return .sourceErrors(error, message: "The stubs were not reloaded; the running set stays as it was.")
         }
+    }
+
+    private func listEnvironments() -> AdminReply {
+        guard let environments else {
+            return .error(.Code404NotFound, "There is no host map (config/hosts.json), so there are no environments.")
+        }
+        return .json(environments.json)
+    }
+
+    /// `{"key": "QA"}`, or `{"key": "USER", "host": "127.0.0.1:9001", "protocol": "http"}`.
+    private func chooseEnvironment(canonicalHost: String, _ request: HTTPRequest) -> AdminReply {
+        guard let environments else {
+            return .error(.Code404NotFound, "There is no host map (config/hosts.json), so there are no environments.")
+        }
+        guard let body = try? JSONValue.parse(request.body), let key = body["key"]?.stringValue else {
+            return .error(.Code400BadRequest, "The body must be JSON with a \"key\", such as {\"key\": \"QA\"}.")
+        }
+        let choice = EnvironmentChoice(key: key, host: body["host"]?.stringValue, protocol: body["protocol"]?.stringValue)
+        do {
+            try environments.choose(choice, forCanonicalHost: PercentDecoding.decode(canonicalHost))
+        } catch {
+            return .error(.Code422UnprocessableContent, error.description)
+        }
+        logger.info("environment of \(canonicalHost) is now \(key)\(choice.host.map { " (\($0))" } ?? "")")
+        return .json(environments.json)
     }
 
     /// Parses a stub from a request body (the stub-file format, as JSON).

@@ -8,22 +8,43 @@ import OrreryEvent
 public final class Daemon: Sendable {
     public let configuration: DaemonConfiguration
     public let registry: StubRegistry
+    /// Nil without a host map.
+    public let environments: EnvironmentRegistry?
     private let server: HTTPServer
     private let logger: Logger
 
-    /// Loads the stubs (throwing every error found) and binds the port; serving starts with `start` or `run`.
+    /// Loads the stubs and the host map (throwing every error found) and binds the port; serving starts with
+    /// `start` or `run`.
     public init(configuration: DaemonConfiguration, logger: Logger) throws {
         self.configuration = configuration
         self.logger = logger
         registry = StubRegistry(stubsFolder: configuration.stubsFolder)
         try registry.reload()
+        if let map = try HostMapDecoder.load(path: configuration.hostMapPath) {
+            environments = try EnvironmentRegistry(
+                map: map, statePath: configuration.environmentStatePath, override: configuration.environment)
+        } else if let key = configuration.environment {
+            throw EnvironmentError("--env \(key) needs a host map, and there is none at \(configuration.hostMapPath)")
+        } else {
+            environments = nil
+        }
         let admin = AdminAPI(
-            registry: registry, logger: logger, threads: configuration.http.threads, token: configuration.adminToken)
+            registry: registry, environments: environments, logger: logger, threads: configuration.http.threads,
+            token: configuration.adminToken)
         let registry = self.registry
-        server = try HTTPServer(configuration: configuration.http) { _, _ in
-            RequestPipeline(registry: registry, admin: admin, logger: logger)
+        let proxyEnvironments = configuration.isProxyEnabled ? environments : nil
+        server = try HTTPServer(configuration: configuration.http) { _, loop throws(EventError) in
+            let proxy = try proxyEnvironments.map { environments throws(EventError) in
+                ProxyForwarder(
+                    environments: environments, client: try UpstreamClient(loop: loop, configuration: configuration.upstream),
+                    logger: logger)
+            }
+            return RequestPipeline(registry: registry, admin: admin, proxy: proxy, logger: logger)
         }
     }
+
+    /// Whether misses go to upstreams.
+    public var isProxying: Bool { configuration.isProxyEnabled && environments != nil }
 
     /// The bound port.
     public var port: Int { server.port }

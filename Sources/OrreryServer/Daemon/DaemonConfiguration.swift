@@ -12,6 +12,17 @@ public struct DaemonConfiguration: Sendable {
     public var watchIntervalMilliseconds = 1000
     /// Token that lets non-loopback clients use the admin API.
     public var adminToken: String?
+    /// Whether requests no stub answers go to the host map's upstreams (`--no-proxy` turns it off).
+    public var isProxyEnabled = true
+    /// `--env`: the environment chosen for every configuration that has it.
+    public var environment: String?
+    /// Timeouts, extra CA, DNS server for upstream requests.
+    public var upstream = UpstreamClientConfiguration()
+
+    /// `hosts.json` in the config folder.
+    public var hostMapPath: String { (configFolder.hasSuffix("/") ? configFolder : configFolder + "/") + "hosts.json" }
+    /// Where environment choices are saved, next to the host map.
+    public var environmentStatePath: String { (configFolder.hasSuffix("/") ? configFolder : configFolder + "/") + "hosts.state.json" }
 
     public init() {}
 }

@@ -9,14 +9,17 @@ import OrreryEvent
 final class RequestPipeline: HTTPRequestHandler {
     private let registry: StubRegistry
     private let admin: AdminAPI
+    /// Nil when the proxy is off (no host map, or `--no-proxy`).
+    private let proxy: ProxyForwarder?
     private let logger: Logger
     private var index: StubIndex
     private var generation: Int
     private let isDebugLogging: Bool
 
-    init(registry: StubRegistry, admin: AdminAPI, logger: Logger) {
+    init(registry: StubRegistry, admin: AdminAPI, proxy: ProxyForwarder?, logger: Logger) {
         self.registry = registry
         self.admin = admin
+        self.proxy = proxy
         self.logger = logger
         (index, generation) = registry.snapshot()
         isDebugLogging = logger.logLevel <= .debug
@@ -31,7 +34,7 @@ final class RequestPipeline: HTTPRequestHandler {
     }
 
     func handle(_ request: HTTPRequest, responder: Responder) {
-        if request.path.hasPrefix(AdminAPI.prefix) {
+        if !request.isAbsoluteForm && request.path.hasPrefix(AdminAPI.prefix) {
             admin.handle(request, responder: responder)
             return
         }
@@ -53,6 +56,7 @@ final class RequestPipeline: HTTPRequestHandler {
             }
             return
         }
+        if let proxy, proxy.forward(request, responder: responder) { return }
         let miss = Self.notFound(request, nearMisses: index.nearMisses(request))
         responder.send(status: miss.status, headers: miss.headers, body: miss.body)
         if isDebugLogging {

@@ -1,0 +1,211 @@
+/// Which environment each configuration of the host map sends to, and how a request finds its upstream.
+public struct Environments: Sendable {
+    public let map: HostMap
+    /// Choices made at run time (admin API, `--env`, the state file), by lower-cased canonical host.
+    public private(set) var choices: [String: EnvironmentChoice]
+
+    public init(map: HostMap, choices: [String: EnvironmentChoice] = [:]) {
+        self.map = map
+        self.choices = [:]
+        for (host, choice) in choices {
+            // A saved choice that no longer fits the map (a key removed since) is dropped, not fatal.
+            try? choose(choice, forCanonicalHost: host)
+        }
+    }
+
+    /// The environment a configuration sends to: the one chosen, else its `release_key`, else its first host.
+    public func activeChoice(for configuration: HostMap.Configuration) -> EnvironmentChoice {
+        if let choice = choices[configuration.canonicalHost.lowercased()] { return choice }
+        return EnvironmentChoice(key: configuration.releaseKey ?? configuration.hosts.first?.key ?? "")
+    }
+
+    /// Chooses an environment. `USER` takes a host (and protocol) with it; other keys must be in the map.
+    public mutating func choose(_ choice: EnvironmentChoice, forCanonicalHost canonicalHost: String) throws(EnvironmentError) {
+        guard let configuration = map.configurations.first(where: { $0.canonicalHost.equalsIgnoringASCIICase(canonicalHost) }) else {
+            throw EnvironmentError("there is no configuration for '\(canonicalHost)'; known: \(map.configurations.map(\.canonicalHost).joined(separator: ", "))")
+        }
+        guard configuration.host(forKey: choice.key) != nil else {
+            throw EnvironmentError("'\(canonicalHost)' has no environment '\(choice.key)'; known: \(configuration.hosts.map(\.key).joined(separator: ", "))")
+        }
+        if let protocolName = choice.protocol, protocolName != "http" && protocolName != "https" {
+            throw EnvironmentError("protocol must be \"http\" or \"https\", not \"\(protocolName)\"")
+        }
+        if choice.key == EnvironmentChoice.userKey {
+            guard let host = choice.host, !host.isEmpty, !host.contains("/"), !host.contains(" ") else {
+                throw EnvironmentError("the USER environment needs a \"host\" (with an optional port)")
+            }
+        } else if choice.host != nil {
+            throw EnvironmentError("only the USER environment takes a host; '\(choice.key)' has one in the host map")
+        }
+        choices[configuration.canonicalHost.lowercased()] = choice
+    }
+
+    /// Chooses `key` for every configuration that has it (`--env`); an error if none has it.
+    public mutating func chooseEverywhere(_ key: String) throws(EnvironmentError) {
+        let matching = map.configurations.filter { $0.host(forKey: key) != nil }
+        guard !matching.isEmpty else { throw EnvironmentError("no configuration in the host map has an environment '\(key)'") }
+        for configuration in matching where key != EnvironmentChoice.userKey || choices[configuration.canonicalHost.lowercased()]?.key == key {
+            choices[configuration.canonicalHost.lowercased()] = EnvironmentChoice(key: key)
+        }
+    }
+
+    /// Where a request no stub answered goes: found from the absolute URI's host, else the `Host` header when it
+    /// names a configuration exactly, else the default configuration. Nil when there is no upstream for it.
+    public func upstream(for request: HTTPRequest) -> Result<Upstream, UpstreamSelectionError>? {
+        if request.isAbsoluteForm, let host = request.host {
+            if let configuration = map.configurations.first(where: { $0.names(host) }) {
+                return upstream(of: configuration)
+            }
+            // A client using Orrery as its HTTP proxy for a host the map does not know: send it where it asked.
+            let scheme = request.target.lowercased().hasPrefix("https://") ? "https" : "http"
+            return .success(Upstream(scheme: scheme, hostAndPort: host, environmentKey: nil, canonicalHost: nil))
+        }
+        if let host = request.host, let configuration = map.configurations.first(where: { $0.names(host) }) {
+            return upstream(of: configuration)
+        }
+        return map.defaultConfiguration.map(upstream(of:))
+    }
+
+    private func upstream(of configuration: HostMap.Configuration) -> Result<Upstream, UpstreamSelectionError> {
+        let choice = activeChoice(for: configuration)
+        guard let entry = configuration.host(forKey: choice.key) else {
+            return .failure(UpstreamSelectionError(canonicalHost: configuration.canonicalHost, key: choice.key, message: "the environment '\(choice.key)' is not in the host map"))
+        }
+        guard let host = choice.host ?? entry.host else {
+            return .failure(
+                UpstreamSelectionError(
+                    canonicalHost: configuration.canonicalHost, key: choice.key,
+                    message: "the \(choice.key) environment of \(configuration.canonicalHost) has no host yet; set one with PUT /__admin/environments/\(configuration.canonicalHost)"))
+        }
+        let scheme = choice.protocol ?? entry.protocol ?? configuration.canonicalProtocol
+        var upstream = Upstream(scheme: scheme, hostAndPort: host, environmentKey: choice.key, canonicalHost: configuration.canonicalHost)
+        upstream.injectedHeaders = configuration.injectedHeaders + entry.injectedHeaders
+        return .success(upstream)
+    }
+
+    /// The admin API's view: each configuration, its hosts and the active key.
+    public var json: JSONValue {
+        .object([
+            (
+                "configurations",
+                .array(
+                    map.configurations.map { configuration in
+                        let choice = activeChoice(for: configuration)
+                        return .object([
+                            ("canonical_host", .string(configuration.canonicalHost)),
+                            ("canonical_protocol", .string(configuration.canonicalProtocol)),
+                            ("release_key", .string(configuration.releaseKey)),
+                            ("prerelease_key", .string(configuration.prereleaseKey)),
+                            ("default", .bool(configuration.isDefault || map.configurations.count == 1)),
+                            ("active", .string(choice.key)),
+                            (
+                                "hosts",
+                                .array(
+                                    configuration.hosts.map { host in
+                                        let isUser = host.key == EnvironmentChoice.userKey
+                                        let hostName = isUser && choice.key == host.key ? choice.host : host.host
+                                        let protocolName = (isUser ? choice.protocol : nil) ?? host.protocol ?? configuration.canonicalProtocol
+                                        return .object([
+                                            ("key", .string(host.key)), ("host", .string(hostName)),
+                                            ("protocol", .string(protocolName)), ("active", .bool(host.key == choice.key)),
+                                        ])
+                                    })
+                            ),
+                        ])
+                    })
+            )
+        ])
+    }
+
+    /// The state file's contents: the choices, by canonical host.
+    public var stateJSON: JSONValue {
+        .object(
+            choices.sorted { $0.key < $1.key }.map { host, choice in
+                var members: [(String, JSONValue)] = [("key", .string(choice.key))]
+                if let host = choice.host { members.append(("host", .string(host))) }
+                if let protocolName = choice.protocol { members.append(("protocol", .string(protocolName))) }
+                return (host, .object(members))
+            })
+    }
+
+    /// Reads the state file's contents; entries that do not parse are skipped.
+    public static func choices(fromState state: JSONValue) -> [String: EnvironmentChoice] {
+        guard case .object(let members) = state else { return [:] }
+        var choices: [String: EnvironmentChoice] = [:]
+        for (host, value) in members {
+            guard let key = value["key"]?.stringValue else { continue }
+            choices[host] = EnvironmentChoice(key: key, host: value["host"]?.stringValue, protocol: value["protocol"]?.stringValue)
+        }
+        return choices
+    }
+}
+
+/// The environment chosen for one configuration; only `USER` carries its own host and protocol.
+public struct EnvironmentChoice: Sendable, Equatable {
+    public static let userKey = "USER"
+
+    public var key: String
+    public var host: String?
+    public var `protocol`: String?
+
+    public init(key: String, host: String? = nil, protocol: String? = nil) {
+        self.key = key
+        self.host = host
+        self.protocol = `protocol`
+    }
+}
+
+/// A choice of environment that cannot be made.
+public struct EnvironmentError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// A request whose configuration has no usable upstream (a USER environment with no host yet).
+public struct UpstreamSelectionError: Error, Sendable {
+    public var canonicalHost: String
+    public var key: String
+    public var message: String
+}
+
+/// The real host a request is forwarded to.
+public struct Upstream: Sendable, Equatable {
+    /// `http` or `https`.
+    public var scheme: String
+    /// Host name or address without brackets (`api.example.com`, `::1`).
+    public var host: String
+    public var port: Int
+    /// What the `Host` header says: the host as written, with its port when it is not the scheme's default.
+    public var hostHeader: String
+    /// The environment key (`PROD`, `USER`), nil for a forward-proxy request to a host outside the map.
+    public var environmentKey: String?
+    public var canonicalHost: String?
+    public var injectedHeaders: [HostMap.InjectedHeader] = []
+
+    public init(scheme: String, hostAndPort: String, environmentKey: String?, canonicalHost: String?) {
+        self.scheme = scheme
+        self.environmentKey = environmentKey
+        self.canonicalHost = canonicalHost
+        let defaultPort = scheme == "https" ? 443 : 80
+        var name = Substring(hostAndPort)
+        var port = defaultPort
+        if name.hasPrefix("["), let close = name.firstIndex(of: "]") {
+            let rest = name[name.index(after: close)...]
+            if rest.hasPrefix(":"), let number = Int(rest.dropFirst()) { port = number }
+            name = name[name.index(after: name.startIndex)..<close]
+        } else if let colon = name.lastIndex(of: ":"), name.firstIndex(of: ":") == colon, let number = Int(name[name.index(after: colon)...]) {
+            port = number
+            name = name[..<colon]
+        }
+        host = String(name)
+        self.port = port
+        let written = host.contains(":") ? "[\(host)]" : host
+        hostHeader = port == defaultPort ? written : "\(written):\(port)"
+    }
+
+    /// `https://api.example.com:8443`, for logs and errors.
+    public var origin: String { "\(scheme)://\(hostHeader)" }
+}

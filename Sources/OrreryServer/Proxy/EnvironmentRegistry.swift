@@ -1,0 +1,80 @@
+import Foundation
+import OrreryCore
+import Synchronization
+
+/// The environment map and the choices made at run time, shared by every event loop, saved to a state file next to
+/// the host map so a restart keeps them.
+public final class EnvironmentRegistry: Sendable {
+    private let environments: Mutex<Environments>
+    /// `config/hosts.state.json`.
+    public let statePath: String
+
+    /// - Parameter override: `--env`: chosen for every configuration that has it, over the saved state.
+    public init(map: HostMap, statePath: String, override: String?) throws(EnvironmentError) {
+        self.statePath = statePath
+        var saved: [String: EnvironmentChoice] = [:]
+        if let data = FileManager.default.contents(atPath: statePath), let state = try? JSONValue.parse(Array(data)) {
+            saved = Environments.choices(fromState: state)
+        }
+        var environments = Environments(map: map, choices: saved)
+        if let override { try environments.chooseEverywhere(override) }
+        self.environments = Mutex(environments)
+    }
+
+    public func upstream(for request: HTTPRequest) -> Result<Upstream, UpstreamSelectionError>? {
+        environments.withLock { $0.upstream(for: request) }
+    }
+
+    /// `api.example.com → PROD (https://api.example.com)`, for the start-up log.
+    public var activeSummary: String {
+        environments.withLock { environments in
+            environments.map.configurations.map { configuration in
+                let choice = environments.activeChoice(for: configuration)
+                let host = choice.host ?? configuration.host(forKey: choice.key)?.host ?? "no host yet"
+                return "\(configuration.canonicalHost) → \(choice.key) (\(host))"
+            }.joined(separator: ", ")
+        }
+    }
+
+    public var json: JSONValue {
+        environments.withLock { $0.json }
+    }
+
+    /// Chooses an environment and saves the choice atomically (a temporary file, then a rename).
+    public func choose(_ choice: EnvironmentChoice, forCanonicalHost host: String) throws(EnvironmentError) {
+        let state = try environments.withLock { environments throws(EnvironmentError) in
+            try environments.choose(choice, forCanonicalHost: host)
+            return environments.stateJSON
+        }
+        do {
+            try AtomicFile.write(Array((state.prettyEncoded + "\n").utf8), to: statePath)
+        } catch {
+            throw EnvironmentError("the choice is active but could not be saved to \(statePath): \(error)")
+        }
+    }
+}
+
+/// Writes a file so that readers see the old or the new contents, never a part: a temporary file beside it
+/// (named with a leading dot and ending in `.tmp`), flushed, then renamed over the target.
+enum AtomicFile {
+    static func write(_ bytes: [UInt8], to path: String) throws {
+        let url = URL(fileURLWithPath: path)
+        let temporary = url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0 ... .max)).tmp")
+        guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: temporary.path])
+        }
+        do {
+            let handle = try FileHandle(forWritingTo: temporary)
+            try handle.write(contentsOf: Data(bytes))
+            try handle.synchronize()
+            try handle.close()
+            guard rename(temporary.path, url.path) == 0 else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
+        }
+    }
+}

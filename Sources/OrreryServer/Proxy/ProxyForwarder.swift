@@ -1,0 +1,83 @@
+import Foundation
+import Logging
+import OrreryCore
+import OrreryEvent
+
+/// Sends what no stub answered to the upstream of the active environment, and relays the answer. One per event
+/// loop, used on that loop's thread.
+final class ProxyForwarder {
+    private let environments: EnvironmentRegistry
+    private let client: UpstreamClient
+    private let logger: Logger
+
+    init(environments: EnvironmentRegistry, client: UpstreamClient, logger: Logger) {
+        self.environments = environments
+        self.client = client
+        self.logger = logger
+    }
+
+    /// Forwards the request if the host map gives it an upstream; false when there is none (a 404 is due).
+    func forward(_ request: HTTPRequest, responder: Responder) -> Bool {
+        guard let selection = environments.upstream(for: request) else { return false }
+        let upstream: Upstream
+        switch selection {
+        case .failure(let error):
+            let failure = ErrorResponse(
+                .Code502BadGateway, message: error.message,
+                details: [
+                    ("kind", .string("hostNotConfigured")), ("environment", .string(error.key)),
+                    ("canonicalHost", .string(error.canonicalHost)),
+                ])
+            send(failure, kind: "hostNotConfigured", responder: responder)
+            return true
+        case .success(let selected):
+            upstream = selected
+        }
+        let injected = upstream.injectedHeaders.compactMap { header in
+            ProcessInfo.processInfo.environment[header.variable].map { (header.name, $0) }
+        }
+        let upstreamRequest = UpstreamRequest(
+            upstream: upstream, method: request.method, target: request.originForm,
+            headers: ProxyHeaders.upstreamRequest(
+                request.headers, upstream: upstream, clientAddress: responder.remoteAddress, injected: injected),
+            body: request.body)
+        let started = ContinuousClock.now
+        client.send(upstreamRequest) { [logger] result in
+            switch result {
+            case .success(let response):
+                var headers = ProxyHeaders.clientResponse(response.headers)
+                if request.method == "HEAD", let length = response.headers["Content-Length"] {
+                    // A HEAD answer has no body, so its length is the upstream's to state.
+                    headers.add("Content-Length", length)
+                }
+                responder.send(status: response.status, reason: response.reason, headers: headers, body: Payload(response.body))
+                logger.debug(
+                    "\(request.method) \(request.target) -> \(response.status) from \(upstream.environmentKey ?? "direct") \(upstream.origin) in \(ContinuousClock.now - started)")
+            case .failure(let failure):
+                let code: HTTPStatusCode =
+                    switch failure.kind {
+                    case .timeout: .Code504GatewayTimeout
+                    case .unsupportedMethod: .Code501NotImplemented
+                    default: .Code502BadGateway
+                    }
+                let error = ErrorResponse(
+                    code, message: failure.message,
+                    details: [
+                        ("kind", .string(failure.kind.rawValue)),
+                        ("environment", .string(upstream.environmentKey)),
+                        ("canonicalHost", .string(upstream.canonicalHost)),
+                        ("upstream", .string(upstream.origin)),
+                    ])
+                self.send(error, kind: failure.kind.rawValue, responder: responder)
+                logger.warning("\(request.method) \(request.target) -> \(code.rawValue): \(failure)")
+            }
+        }
+        return true
+    }
+
+    private func send(_ error: ErrorResponse, kind: String, responder: Responder) {
+        var headers = error.headers
+        headers.add("X-Orrery-Error", kind)
+        responder.send(status: error.status, headers: headers, body: error.body)
+    }
+}
