@@ -9,9 +9,4 @@ static inline int CZlib_deflateInit2(z_streamp stream, int level, int method, in
     return deflateInit2(stream, level, method, windowBits, memLevel, strategy);
 }
 
-// inflateInit2 is a function-like macro too.
-static inline int CZlib_inflateInit2(z_streamp stream, int windowBits) {
-    return inflateInit2(stream, windowBits);
-}
-
 #endif

@@ -12,7 +12,6 @@ public final class EventLoop: @unchecked Sendable {
     let base: OpaquePointer
     private var wakeup: OpaquePointer?
     private let jobs = Mutex<[@Sendable () -> Void]>([])
-    private let threadID = Mutex<pthread_t?>(nil)
 
     public init() throws(EventError) {
         Libevent.prepare()
@@ -36,16 +35,9 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Runs the loop on the calling thread until `stop`.
     public func run() {
-        threadID.withLock { $0 = pthread_self() }
         withExtendedLifetime(self) {
             _ = event_base_dispatch(base)
         }
-        threadID.withLock { $0 = nil }
-    }
-
-    /// Whether the caller is on this loop's thread.
-    public var isCurrent: Bool {
-        threadID.withLock { id in id.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
     }
 
     /// Runs `job` on the loop's thread, soon. Safe from any thread.

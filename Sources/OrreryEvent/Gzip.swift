@@ -1,6 +1,6 @@
 import CZlib
 
-/// gzip through zlib: compression for stub bodies (done once per body at load time) and decompression for tests.
+/// gzip through zlib: compression for stub bodies, done once per body at load time.
 public enum Gzip {
     /// The gzip form of `bytes`, or nil if zlib fails.
     public static func compress(_ bytes: [UInt8], level: Int32 = 6) -> [UInt8]? {
@@ -23,30 +23,5 @@ public enum Gzip {
         guard status == Z_STREAM_END else { return nil }
         output.removeLast(output.count - Int(stream.total_out))
         return output
-    }
-
-    /// Inflates gzip or zlib data (window bits 15 + 32 detects either); nil if the data is corrupt.
-    public static func decompress(_ bytes: [UInt8], limit: Int = 512 << 20) -> [UInt8]? {
-        var stream = z_stream()
-        guard CZlib_inflateInit2(&stream, 15 + 32) == Z_OK else { return nil }
-        defer { inflateEnd(&stream) }
-        var result: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        return bytes.withUnsafeBufferPointer { input -> [UInt8]? in
-            stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
-            stream.avail_in = uInt(input.count)
-            while true {
-                let status: Int32 = chunk.withUnsafeMutableBufferPointer { out in
-                    stream.next_out = out.baseAddress
-                    stream.avail_out = uInt(out.count)
-                    return inflate(&stream, Z_NO_FLUSH)
-                }
-                let produced = chunk.count - Int(stream.avail_out)
-                result.append(contentsOf: chunk[0..<produced])
-                guard result.count <= limit else { return nil }
-                if status == Z_STREAM_END { return result }
-                guard status == Z_OK, produced > 0 || stream.avail_in > 0 else { return nil }
-            }
-        }
     }
 }

@@ -88,18 +88,7 @@ final class HTTPWorker {
                     message: "The request target is \(uriLength) bytes; the limit is \(configuration.maxURILength)."))
             return
         }
-        var headers = HTTPHeaders()
-        var headerBytes = 0
-        if let input = evhttp_request_get_input_headers(request) {
-            var entry = CLibevent_headers_first(input)
-            while let header = entry {
-                if let key = header.pointee.key, let value = header.pointee.value {
-                    headerBytes += strlen(key) + strlen(value) + 4
-                    headers.add(String(cString: key), String(cString: value))
-                }
-                entry = CLibevent_headers_next(header)
-            }
-        }
+        let (headers, headerBytes) = EvhttpValues.headers(evhttp_request_get_input_headers(request))
         if headerBytes > configuration.maxHeaderBytes {
             sendError(
                 request,
@@ -108,19 +97,10 @@ final class HTTPWorker {
                     message: "The request headers are \(headerBytes) bytes; the limit is \(configuration.maxHeaderBytes)."))
             return
         }
-        let body = Self.copyBody(of: request)
+        let body = EvhttpValues.bytes(evhttp_request_get_input_buffer(request))
         let method = Self.methodName(evhttp_request_get_command(request))
         let parsed = HTTPRequest(method: method, target: String(cString: uriPointer), headers: headers, body: body)
         handler.handle(parsed, responder: Responder(request: request, worker: self))
-    }
-
-    private static func copyBody(of request: OpaquePointer) -> [UInt8] {
-        guard let buffer = evhttp_request_get_input_buffer(request) else { return [] }
-        let length = evbuffer_get_length(buffer)
-        guard length > 0 else { return [] }
-        return [UInt8](unsafeUninitializedCapacity: length) { storage, initialized in
-            initialized = max(0, evbuffer_copyout(buffer, storage.baseAddress, length))
-        }
     }
 
     static func methodName(_ command: evhttp_cmd_type) -> String {

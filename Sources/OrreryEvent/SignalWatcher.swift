@@ -3,13 +3,11 @@ import Glibc
 
 /// Delivers POSIX signals as callbacks on an event loop's thread (libevent's self-pipe, no async-signal worries).
 public final class SignalWatcher {
-    private let loop: EventLoop
     private var events: [OpaquePointer] = []
     private let handler: (Int32) -> Void
 
     /// Call on the loop's thread, or before the loop runs.
     public init(loop: EventLoop, signals: [Int32], handler: @escaping (Int32) -> Void) throws(EventError) {
-        self.loop = loop
         self.handler = handler
         // A parent may have started us with these signals blocked (test runners do); they must reach this thread.
         SignalMask.change(SIG_UNBLOCK, signals)

@@ -168,25 +168,8 @@ final class UpstreamExchange {
     }
 
     private static func copyResponse(_ evRequest: OpaquePointer) -> UpstreamResponse {
-        var headers = HTTPHeaders()
-        if let input = evhttp_request_get_input_headers(evRequest) {
-            var entry = CLibevent_headers_first(input)
-            while let header = entry {
-                if let key = header.pointee.key, let value = header.pointee.value {
-                    headers.add(String(cString: key), String(cString: value))
-                }
-                entry = CLibevent_headers_next(header)
-            }
-        }
-        var body: [UInt8] = []
-        if let buffer = evhttp_request_get_input_buffer(evRequest) {
-            let length = evbuffer_get_length(buffer)
-            if length > 0 {
-                body = [UInt8](unsafeUninitializedCapacity: length) { storage, count in
-                    count = max(0, evbuffer_copyout(buffer, storage.baseAddress, length))
-                }
-            }
-        }
+        let headers = EvhttpValues.headers(evhttp_request_get_input_headers(evRequest)).headers
+        let body = EvhttpValues.payload(evhttp_request_get_input_buffer(evRequest))
         let code = Int(evhttp_request_get_response_code(evRequest))
         let reason = evhttp_request_get_response_code_line(evRequest).map { String(cString: $0) }
         return UpstreamResponse(

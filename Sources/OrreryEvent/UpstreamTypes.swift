@@ -23,7 +23,8 @@ public struct UpstreamResponse: Sendable {
     public var status: Int
     public var reason: String
     public var headers: HTTPHeaders
-    public var body: [UInt8]
+    /// Copied once out of libevent's buffer, and sent on to the client by reference.
+    public var body: Payload
 }
 
 /// Why an upstream exchange failed, in SquidKit's `ResponseStatus` terms.

@@ -17,6 +17,7 @@ struct ProxyLiveTests {
             "config/hosts.json": hostMap([("PROD", "127.0.0.1:\(prod.port)", "http")]),
         ]) { (server: LiveServer) async throws in
             #expect(try await server.request("/stubbed").text == "from stub")
+            #expect(try await server.request("/__admin/health").json()["proxy"] as? Bool == true)
             let result = try await server.request(
                 "POST", "/orders?x=1", headers: ["X-Custom": "kept", "Connection": "X-Drop", "X-Drop": "gone"],
                 body: Data("hello".utf8))
@@ -216,6 +217,7 @@ struct ProxyLiveTests {
             files: ["config/hosts.json": hostMap([("PROD", "127.0.0.1:\(prod.port)", "http")])], configure: { $0.isProxyEnabled = false }
         ) { (server: LiveServer) async throws in
             #expect(try await server.request("/who").status == 404)
+            #expect(try await server.request("/__admin/health").json()["proxy"] as? Bool == false)
         }
     }
 

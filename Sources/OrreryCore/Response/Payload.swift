@@ -12,6 +12,12 @@ public final class Payload: @unchecked Sendable {
         _ = storage.initializeMemory(as: UInt8.self, from: bytes)
     }
 
+    /// Fills a new payload of at most `count` bytes in place; `fill` returns how many it wrote.
+    public init(count: Int, fill: (UnsafeMutableRawBufferPointer) -> Int) {
+        storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, 1), alignment: 16)
+        self.count = min(count, max(0, fill(UnsafeMutableRawBufferPointer(rebasing: storage[0..<count]))))
+    }
+
     public convenience init(_ text: String) {
         self.init(Array(text.utf8))
     }

@@ -10,15 +10,21 @@ final class AdminAPI: Sendable {
 
     private let registry: StubRegistry
     private let environments: EnvironmentRegistry?
+    /// Whether misses are forwarded (a host map, and no `--no-proxy`).
+    private let isProxying: Bool
     private let logger: Logger
     private let startedAt = Date()
     private let threads: Int
     /// Needed from clients that are not on loopback; without one, only loopback clients may use the API.
     private let token: String?
 
-    init(registry: StubRegistry, environments: EnvironmentRegistry?, logger: Logger, threads: Int, token: String?) {
+    init(
+        registry: StubRegistry, environments: EnvironmentRegistry?, isProxying: Bool, logger: Logger, threads: Int,
+        token: String?
+    ) {
         self.registry = registry
         self.environments = environments
+        self.isProxying = isProxying
         self.logger = logger
         self.threads = threads
         self.token = token
@@ -62,15 +68,11 @@ final class AdminAPI: Sendable {
         case ("DELETE", "stubs", 2): return removeStub(id: parts[1])
         case ("GET", "environments", 1): return listEnvironments()
         case ("PUT", "environments", 2): return chooseEnvironment(canonicalHost: parts[1], request)
-        case (_, "environments", 1), (_, "environments", 2):
-            var reply = AdminReply.error(.Code405MethodNotAllowed, "\(request.method) is not supported on \(request.path).")
-            reply.headers.add("Allow", parts.count == 1 ? "GET" : "PUT")
-            return reply
-        case (_, "health", 1), (_, "stubs", 1), (_, "stubs", 2):
-            let allowed = parts.first == "health" ? "GET" : parts.count == 1 ? "GET, POST" : parts[1] == "reload" ? "POST" : "GET, PUT, DELETE"
-            var reply = AdminReply.error(.Code405MethodNotAllowed, "\(request.method) is not supported on \(request.path); use \(allowed).")
-            reply.headers.add("Allow", allowed)
-            return reply
+        case (_, "environments", 1): return .methodNotAllowed(request, allowed: "GET")
+        case (_, "environments", 2): return .methodNotAllowed(request, allowed: "PUT")
+        case (_, "health", 1): return .methodNotAllowed(request, allowed: "GET")
+        case (_, "stubs", 1): return .methodNotAllowed(request, allowed: "GET, POST")
+        case (_, "stubs", 2): return .methodNotAllowed(request, allowed: parts[1] == "reload" ? "POST" : "GET, PUT, DELETE")
         case (_, "requests", _), (_, "requests.har", _), (_, "recordings", _), (_, "logging", _):
             return .error(
                 .Code501NotImplemented,
@@ -92,7 +94,7 @@ final class AdminAPI: Sendable {
                 ("threads", .int(threads)),
                 ("stubs", .int(index.count)),
                 ("stubFiles", .int(registry.fileCount)),
-                ("proxy", .bool(environments != nil)),
+                ("proxy", .bool(isProxying)),
             ]))
     }
 
@@ -213,6 +215,13 @@ struct AdminReply: Error {
     static func error(_ code: HTTPStatusCode, _ message: String, details: [(String, JSONValue)] = []) -> AdminReply {
         let error = ErrorResponse(code, message: message, details: details)
         return AdminReply(status: error.status, headers: error.headers, body: error.body)
+    }
+
+    /// 405 with the `Allow` header a client needs to try again.
+    static func methodNotAllowed(_ request: HTTPRequest, allowed: String) -> AdminReply {
+        var reply = AdminReply.error(.Code405MethodNotAllowed, "\(request.method) is not supported on \(request.path); use \(allowed).")
+        reply.headers.add("Allow", allowed)
+        return reply
     }
 
     static func noSuchStub(_ id: String) -> AdminReply {

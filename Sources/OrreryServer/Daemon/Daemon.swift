@@ -28,11 +28,11 @@ public final class Daemon: Sendable {
         } else {
             environments = nil
         }
-        let admin = AdminAPI(
-            registry: registry, environments: environments, logger: logger, threads: configuration.http.threads,
-            token: configuration.adminToken)
-        let registry = self.registry
         let proxyEnvironments = configuration.isProxyEnabled ? environments : nil
+        let admin = AdminAPI(
+            registry: registry, environments: environments, isProxying: proxyEnvironments != nil, logger: logger,
+            threads: configuration.http.threads, token: configuration.adminToken)
+        let registry = self.registry
         server = try HTTPServer(configuration: configuration.http) { _, loop throws(EventError) in
             let proxy = try proxyEnvironments.map { environments throws(EventError) in
                 ProxyForwarder(

@@ -50,7 +50,7 @@ final class ProxyForwarder {
                     // A HEAD answer has no body, so its length is the upstream's to state.
                     headers.add("Content-Length", length)
                 }
-                responder.send(status: response.status, reason: response.reason, headers: headers, body: Payload(response.body))
+                responder.send(status: response.status, reason: response.reason, headers: headers, body: response.body)
                 logger.debug(
                     "\(request.method) \(request.target) -> \(response.status) from \(upstream.environmentKey ?? "direct") \(upstream.origin) in \(ContinuousClock.now - started)")
             case .failure(let failure):
