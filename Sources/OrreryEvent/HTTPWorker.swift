@@ -23,6 +23,8 @@ final class HTTPWorker {
     /// limit and for broken chunked framing); the amount of input tells them apart. It is counted per loop, not per
     /// connection, which is exact unless another client uploads at the very same moment.
     private var inputBytesSinceDispatch = 0
+    /// CONNECT tunnels, connecting or open; libevent holds them unretained.
+    private var tunnels: [ObjectIdentifier: Tunnel] = [:]
 
     init(loop: EventLoop, configuration: HTTPServerConfiguration, handler: any HTTPRequestHandler) throws(EventError) {
         self.loop = loop
@@ -52,6 +54,9 @@ final class HTTPWorker {
 
     /// Frees the evhttp (closing its connections) before the loop's base goes away.
     func closeHTTP() {
+        // Tunnels own connections evhttp would otherwise free under them.
+        for tunnel in tunnels.values { tunnel.free() }
+        tunnels.removeAll()
         if let http { evhttp_free(http) }
         http = nil
         boundSockets.removeAll()
@@ -147,6 +152,11 @@ final class HTTPWorker {
             for (name, value) in headers.entries {
                 evhttp_add_header(output, name, value)
             }
+            // evhttp frames no answer to CONNECT, taking every one for a tunnel's 200; a refusal needs its length
+            // for the client to find where it ends and go on using the connection.
+            if evhttp_request_get_command(request) == EVHTTP_REQ_CONNECT {
+                evhttp_add_header(output, "Content-Length", String(body.count))
+            }
         }
         if body.count > 0, let buffer = evhttp_request_get_output_buffer(request) {
             let owner = Unmanaged.passRetained(body as AnyObject).toOpaque()
@@ -158,6 +168,35 @@ final class HTTPWorker {
         isSendingOwnReply = true
         evhttp_send_reply(request, Int32(status), reason, nil)
         isSendingOwnReply = false
+    }
+
+    // MARK: - Tunnels
+
+    func openTunnel(
+        _ request: OpaquePointer, to target: ConnectTarget, using client: UpstreamClient,
+        failed: @escaping (UpstreamFailure) -> Void, closed: @escaping (TunnelTotals) -> Void
+    ) {
+        let tunnel = Tunnel(
+            worker: self, request: request, target: target,
+            connectTimeoutMilliseconds: client.configuration.connectTimeoutMilliseconds, failed: failed, closed: closed)
+        tunnels[ObjectIdentifier(tunnel)] = tunnel
+        tunnel.start(resolvingWith: client)
+    }
+
+    func tunnelFreed(_ tunnel: Tunnel) {
+        tunnels[ObjectIdentifier(tunnel)] = nil
+    }
+
+    /// A tunnel took this connection over: what passes through it is no HTTP response of Orrery's or libevent's.
+    func stopWatching(_ bufferevent: OpaquePointer) {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        if let output = bufferevent_get_output(bufferevent) {
+            pendingOutputBytes -= evbuffer_get_length(output)
+            evbuffer_remove_cb(output, Trampolines.outputChanged, context)
+        }
+        if let input = bufferevent_get_input(bufferevent) {
+            evbuffer_remove_cb(input, Trampolines.inputChanged, context)
+        }
     }
 
     // MARK: - Connections and libevent's own error pages

@@ -30,6 +30,16 @@ public struct Responder {
         worker.send(request, afterMilliseconds: milliseconds, status: status, reason: reason, headers: headers, body: body)
     }
 
+    /// Answers a `CONNECT`: connects to `target` and, once it accepts, turns this connection into a byte-for-byte
+    /// tunnel to it. If the target cannot be reached, `failed` is called on this loop with the request still
+    /// unanswered, and the responder must then send the error. `closed` is called when an open tunnel ends.
+    public func openTunnel(
+        to target: ConnectTarget, using client: UpstreamClient, failed: @escaping (UpstreamFailure) -> Void,
+        closed: @escaping (TunnelTotals) -> Void
+    ) {
+        worker.openTunnel(request, to: target, using: client, failed: failed, closed: closed)
+    }
+
     /// Sends a response built for this request alone (errors, admin answers).
     public func send(status: Int, headers: HTTPHeaders, body: [UInt8]) {
         worker.send(

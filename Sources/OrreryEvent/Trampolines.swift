@@ -96,6 +96,27 @@ enum Trampolines {
         connection.client.connectionClosed(connection)
     }
 
+    static let tunnelReadable: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { side, context in
+        guard let side, let context else { return }
+        Unmanaged<Tunnel>.fromOpaque(context).takeUnretainedValue().readable(side)
+    }
+
+    static let tunnelWritable: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { side, context in
+        guard let side, let context else { return }
+        Unmanaged<Tunnel>.fromOpaque(context).takeUnretainedValue().writable(side)
+    }
+
+    static let tunnelEvent: @convention(c) (OpaquePointer?, Int16, UnsafeMutableRawPointer?) -> Void = {
+        side, what, context in
+        guard let side, let context else { return }
+        Unmanaged<Tunnel>.fromOpaque(context).takeUnretainedValue().event(side, what)
+    }
+
+    static let tunnelClientClosed: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, context in
+        guard let context else { return }
+        Unmanaged<Tunnel>.fromOpaque(context).takeUnretainedValue().clientConnectionFreed()
+    }
+
     /// Releases a payload that libevent was sending by reference, once libevent is done with it.
     static let releasePayload: @convention(c) (UnsafeRawPointer?, Int, UnsafeMutableRawPointer?) -> Void = {
         _, _, context in

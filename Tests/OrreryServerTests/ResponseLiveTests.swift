@@ -130,10 +130,13 @@ struct ResponseLiveTests {
 
 /// Runs curl against loopback, with proxies disabled.
 enum Curl {
-    static func run(_ arguments: [String]) throws -> String {
+    /// Runs curl and returns its output. Without `proxy` it ignores any proxy the environment names; with one it sends
+    /// everything through it, loopback included (an empty `--noproxy` overrides `NO_PROXY`).
+    static func run(_ arguments: [String], proxy: String? = nil) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["curl", "--noproxy", "*", "--max-time", "20"] + arguments
+        let routing = proxy.map { ["--noproxy", "", "--proxy", $0] } ?? ["--noproxy", "*"]
+        process.arguments = ["curl", "--max-time", "20"] + routing + arguments
         let output = Pipe()
         process.standardOutput = output
         try process.run()

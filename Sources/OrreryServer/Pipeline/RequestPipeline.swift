@@ -38,6 +38,10 @@ final class RequestPipeline: HTTPRequestHandler {
             admin.handle(request, responder: responder)
             return
         }
+        if request.method == "CONNECT" {
+            tunnel(request, responder: responder)
+            return
+        }
         let index = currentIndex
         if let entry = index.lookup(request) {
             let prepared = entry.response
@@ -62,6 +66,18 @@ final class RequestPipeline: HTTPRequestHandler {
         if isDebugLogging {
             logger.debug("\(request.method) \(request.target) -> 404, no stub matched")
         }
+    }
+
+    /// A `CONNECT` is never a stub's: it is tunnelled when the proxy is on, and refused with a 404 otherwise.
+    private func tunnel(_ request: HTTPRequest, responder: Responder) {
+        if let proxy {
+            proxy.tunnel(request, responder: responder)
+            return
+        }
+        let error = ErrorResponse(
+            .Code404NotFound,
+            message: "CONNECT \(request.target) is not tunnelled: forwarding is off (--no-proxy, or no host map).")
+        responder.send(status: error.status, headers: error.headers, body: error.body)
     }
 
     /// The 404 for a request no stub answers: the request as seen, and the closest stubs with what differed.

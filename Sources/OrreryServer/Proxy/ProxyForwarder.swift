@@ -75,6 +75,33 @@ final class ProxyForwarder {
         return true
     }
 
+    /// Answers a `CONNECT` with a byte-for-byte tunnel to the host and port it names. The environment map does not
+    /// apply: what goes through is the client's own TLS, meant for that host.
+    func tunnel(_ request: HTTPRequest, responder: Responder) {
+        guard let target = ConnectTarget(authority: request.target) else {
+            let error = ErrorResponse(
+                .Code400BadRequest,
+                message: "CONNECT needs a host and a port (CONNECT api.example.com:443), not '\(request.target)'.")
+            send(error, kind: "badConnectTarget", responder: responder)
+            return
+        }
+        let started = ContinuousClock.now
+        responder.openTunnel(
+            to: target, using: client,
+            failed: { [logger] failure in
+                let code: HTTPStatusCode = failure.kind == .timeout ? .Code504GatewayTimeout : .Code502BadGateway
+                let error = ErrorResponse(
+                    code, message: failure.message,
+                    details: [("kind", .string(failure.kind.rawValue)), ("upstream", .string(target.description))])
+                self.send(error, kind: failure.kind.rawValue, responder: responder)
+                logger.warning("CONNECT \(target) -> \(code.rawValue): \(failure)")
+            },
+            closed: { [logger] totals in
+                logger.debug(
+                    "CONNECT \(target) closed after \(ContinuousClock.now - started): \(totals.fromClient) bytes up, \(totals.fromUpstream) down")
+            })
+    }
+
     private func send(_ error: ErrorResponse, kind: String, responder: Responder) {
         var headers = error.headers
         headers.add("X-Orrery-Error", kind)

@@ -14,7 +14,7 @@ final class FixtureProcess {
     /// Starts `python3 Tests/Fixtures/<script> <arguments>` and waits for its "PORT n" line.
     init(_ script: String, _ arguments: [String] = []) throws {
         outputURL = FileManager.default.temporaryDirectory.appendingPathComponent("orrery-fixture-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", Self.fixtures.appendingPathComponent(script).path] + arguments
         process.standardOutput = try FileHandle(forWritingTo: outputURL)

@@ -5,9 +5,34 @@ import Glibc
 struct RawSocket {
     /// Sends `bytes` to 127.0.0.1:`port` and reads until the server closes or `timeout` passes.
     static func exchange(port: Int, _ bytes: [UInt8], timeout: Int = 5) throws -> String {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let connection = try RawConnection(port: port, timeout: timeout)
+        connection.send(bytes)
+        return String(decoding: connection.readToEnd().bytes, as: UTF8.self)
+    }
+
+    static func exchange(port: Int, _ text: String, timeout: Int = 5) throws -> String {
+        try exchange(port: port, Array(text.utf8), timeout: timeout)
+    }
+
+    /// Like `exchange`, but fails unless the server itself closes the connection within `timeout`.
+    static func exchangeExpectingClose(port: Int, _ text: String, timeout: Int = 5) throws -> String {
+        let connection = try RawConnection(port: port, timeout: timeout)
+        connection.send(Array(text.utf8))
+        let (bytes, closed) = connection.readToEnd()
+        let received = String(decoding: bytes, as: UTF8.self)
+        guard closed else { throw FixtureError("the server kept the connection open after: \(received)") }
+        return received
+    }
+}
+
+/// One TCP connection to 127.0.0.1 kept open across several sends and reads, every read bounded by `timeout`.
+final class RawConnection {
+    private let fd: Int32
+    private var buffered: [UInt8] = []
+
+    init(port: Int, timeout: Int = 5) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
-        defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -17,27 +42,84 @@ struct RawSocket {
                 connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        guard connected == 0 else {
+            close(fd)
+            throw POSIXError(.ECONNREFUSED)
+        }
         var wait = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit {
+        close(fd)
+    }
+
+    func send(_ text: String) {
+        send(Array(text.utf8))
+    }
+
+    func send(_ bytes: [UInt8]) {
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if sent <= 0 { break }  // the server may close early after answering; read what it said
             offset += sent
         }
-        var received: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count <= 0 { break }
-            received += chunk[0..<count]
-        }
-        return String(decoding: received, as: UTF8.self)
     }
 
-    static func exchange(port: Int, _ text: String, timeout: Int = 5) throws -> String {
-        try exchange(port: port, Array(text.utf8), timeout: timeout)
+    /// Reads until `marker` has arrived and returns everything up to and including it; nil if the connection closed
+    /// or went quiet first.
+    func read(through marker: String) -> String? {
+        let needle = Array(marker.utf8)
+        while true {
+            if let end = range(of: needle) {
+                let head = Array(buffered[..<end])
+                buffered.removeFirst(end)
+                return String(decoding: head, as: UTF8.self)
+            }
+            guard receive() else { return nil }
+        }
+    }
+
+    /// Reads exactly `count` bytes; nil if the connection closed or went quiet first.
+    func read(count: Int) -> String? {
+        while buffered.count < count {
+            guard receive() else { return nil }
+        }
+        let bytes = Array(buffered[..<count])
+        buffered.removeFirst(count)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Reads until the server closes (`closed` true) or a read times out (`closed` false).
+    func readToEnd() -> (bytes: [UInt8], closed: Bool) {
+        while true {
+            let count = receiveCount()
+            if count < 0 { break }
+            if count == 0 {
+                defer { buffered = [] }
+                return (buffered, true)
+            }
+        }
+        defer { buffered = [] }
+        return (buffered, false)
+    }
+
+    private func receive() -> Bool { receiveCount() > 0 }
+
+    private func receiveCount() -> Int {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if count > 0 { buffered += chunk[0..<count] }
+        return count
+    }
+
+    private func range(of needle: [UInt8]) -> Int? {
+        guard buffered.count >= needle.count else { return nil }
+        for start in 0...(buffered.count - needle.count) where buffered[start..<(start + needle.count)].elementsEqual(needle) {
+            return start + needle.count
+        }
+        return nil
     }
 }

@@ -1,0 +1,229 @@
+import CLibevent
+import Glibc
+import OrreryCore
+
+/// A `CONNECT` tunnel: once the upstream accepts the TCP connection, the client's connection stops being HTTP and
+/// bytes are copied both ways, unchanged, until either side closes.
+///
+/// libevent 2.1 cannot detach a connection from evhttp, so the tunnel takes over the connection's bufferevent: it
+/// replaces evhttp's callbacks with its own and never answers the `CONNECT` through evhttp. evhttp stops reading a
+/// connection while its request is being answered, so it does not look at it again; closing the tunnel frees the
+/// evhttp connection, and the bufferevent and request with it.
+final class Tunnel {
+    private enum State { case connecting, open, draining, closed }
+
+    /// Bytes queued towards one side before reading from the other pauses.
+    private static let maximumQueuedBytes = 512 * 1024
+
+    private unowned let worker: HTTPWorker
+    private let request: OpaquePointer
+    private let target: ConnectTarget
+    private let connectTimeoutMilliseconds: Int
+    private let failed: (UpstreamFailure) -> Void
+    private let closed: (TunnelTotals) -> Void
+    private var state = State.connecting
+    /// The evhttp connection of the client, and its bufferevent, once taken over.
+    private var clientConnection: OpaquePointer?
+    private var clientSide: OpaquePointer?
+    private var upstreamSide: OpaquePointer?
+    private var totals = TunnelTotals()
+    private var isFreed = false
+
+    init(
+        worker: HTTPWorker, request: OpaquePointer, target: ConnectTarget, connectTimeoutMilliseconds: Int,
+        failed: @escaping (UpstreamFailure) -> Void, closed: @escaping (TunnelTotals) -> Void
+    ) {
+        self.worker = worker
+        self.request = request
+        self.target = target
+        self.connectTimeoutMilliseconds = connectTimeoutMilliseconds
+        self.failed = failed
+        self.closed = closed
+    }
+
+    private var context: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+    // MARK: - Connecting
+
+    func start(resolvingWith client: UpstreamClient) {
+        client.resolve(target.host, port: target.port) { [self] result in
+            guard state == .connecting else { return }
+            switch result {
+            case .failure(let failure):
+                fail(UpstreamFailure(.hostNotFound, "\(target.host): \(failure.message)"))
+            case .success(let address):
+                connect(to: address)
+            }
+        }
+        worker.loop.schedule(afterMilliseconds: connectTimeoutMilliseconds) { [weak self] in
+            guard let self, self.state == .connecting else { return }
+            self.fail(UpstreamFailure(.timeout, "could not connect to \(self.target) within \(self.connectTimeoutMilliseconds) ms"))
+        }
+    }
+
+    private func connect(to address: String) {
+        var storage = sockaddr_storage()
+        var length = Int32(MemoryLayout<sockaddr_storage>.size)
+        let written = address.contains(":") ? "[\(address)]:\(target.port)" : "\(address):\(target.port)"
+        let parsed = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { evutil_parse_sockaddr_port(written, $0, &length) }
+        }
+        guard parsed == 0,
+            let upstream = bufferevent_socket_new(worker.loop.base, -1, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue))
+        else {
+            fail(UpstreamFailure(.hostConnectionError, "cannot set up a connection to \(target)"))
+            return
+        }
+        upstreamSide = upstream
+        bufferevent_setcb(upstream, Trampolines.tunnelReadable, Trampolines.tunnelWritable, Trampolines.tunnelEvent, context)
+        let started = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bufferevent_socket_connect(upstream, $0, length) }
+        }
+        if started != 0 {
+            fail(UpstreamFailure(.hostConnectionError, "cannot connect to \(target): \(String(cString: strerror(errno)))"))
+        }
+    }
+
+    private func fail(_ failure: UpstreamFailure) {
+        guard state == .connecting else { return }
+        state = .closed
+        freeAfterCallbacks()
+        failed(failure)
+    }
+
+    /// The upstream accepted: answer the `CONNECT` with 200 on the raw connection and start relaying.
+    private func takeOver() {
+        guard let connection = evhttp_request_get_connection(request),
+            let client = evhttp_connection_get_bufferevent(connection), let upstream = upstreamSide
+        else {
+            fail(UpstreamFailure(.hostConnectionError, "the client's connection is gone"))
+            return
+        }
+        state = .open
+        clientConnection = connection
+        clientSide = client
+        worker.stopWatching(client)
+        evhttp_connection_set_closecb(connection, Trampolines.tunnelClientClosed, context)
+        // evhttp's idle timeouts suit requests, not a tunnel that may be quiet in one direction for long.
+        bufferevent_set_timeouts(client, nil, nil)
+        bufferevent_setwatermark(client, Int16(EV_READ | EV_WRITE), 0, 0)
+        bufferevent_setcb(client, Trampolines.tunnelReadable, Trampolines.tunnelWritable, Trampolines.tunnelEvent, context)
+        let established = Array("HTTP/1.1 200 Connection Established\r\n\r\n".utf8)
+        bufferevent_write(client, established, established.count)
+        bufferevent_enable(client, Int16(EV_READ | EV_WRITE))
+        bufferevent_enable(upstream, Int16(EV_READ | EV_WRITE))
+        // A client may send its first bytes (a TLS hello) right behind the CONNECT head, before the 200.
+        if let input = bufferevent_get_input(client), evbuffer_get_length(input) > 0 { readable(client) }
+    }
+
+    // MARK: - Relaying
+
+    private func partner(of side: OpaquePointer) -> OpaquePointer? {
+        side == clientSide ? upstreamSide : clientSide
+    }
+
+    func readable(_ side: OpaquePointer) {
+        guard let input = bufferevent_get_input(side) else { return }
+        guard state == .open || state == .draining, let destination = partner(of: side),
+            let output = bufferevent_get_output(destination)
+        else {
+            evbuffer_drain(input, evbuffer_get_length(input))
+            return
+        }
+        let count = evbuffer_get_length(input)
+        if side == clientSide { totals.fromClient += count } else { totals.fromUpstream += count }
+        evbuffer_add_buffer(output, input)
+        if evbuffer_get_length(output) >= Self.maximumQueuedBytes {
+            // Back-pressure: stop reading this side until the other has written half of what is queued.
+            bufferevent_disable(side, Int16(EV_READ))
+            bufferevent_setwatermark(destination, Int16(EV_WRITE), Self.maximumQueuedBytes / 2, Self.maximumQueuedBytes)
+        }
+    }
+
+    /// The side's output dropped to its low-water mark.
+    func writable(_ side: OpaquePointer) {
+        guard let output = bufferevent_get_output(side) else { return }
+        switch state {
+        case .open:
+            bufferevent_setwatermark(side, Int16(EV_WRITE), 0, 0)
+            if let source = partner(of: side) { bufferevent_enable(source, Int16(EV_READ)) }
+        case .draining:
+            if evbuffer_get_length(output) == 0 { close() }
+        case .connecting, .closed:
+            break
+        }
+    }
+
+    func event(_ side: OpaquePointer, _ what: Int16) {
+        let events = Int32(what)
+        if state == .connecting {
+            guard side == upstreamSide else { return }
+            if events & BEV_EVENT_CONNECTED != 0 {
+                takeOver()
+            } else {
+                let reason = String(cString: strerror(errno))
+                fail(UpstreamFailure(.hostConnectionError, "\(target) refused the connection or is unreachable: \(reason)"))
+            }
+            return
+        }
+        guard events & (BEV_EVENT_EOF | BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT) != 0 else { return }
+        guard state == .open, let destination = partner(of: side), let output = bufferevent_get_output(destination) else {
+            close()
+            return
+        }
+        // One side is done: pass on what it sent last, let the other side finish writing it, then close both.
+        readable(side)
+        state = .draining
+        bufferevent_disable(side, Int16(EV_READ | EV_WRITE))
+        bufferevent_disable(destination, Int16(EV_READ))
+        bufferevent_setwatermark(destination, Int16(EV_WRITE), 0, 0)
+        if evbuffer_get_length(output) == 0 { close() }
+    }
+
+    /// evhttp freed the client's connection (the server is shutting down).
+    func clientConnectionFreed() {
+        clientConnection = nil
+        clientSide = nil
+        close()
+    }
+
+    // MARK: - Closing
+
+    private func close() {
+        guard state != .closed else { return }
+        state = .closed
+        freeAfterCallbacks()
+        closed(totals)
+    }
+
+    /// libevent is in the middle of a callback on these bufferevents: stop them now, free them once it returned.
+    private func freeAfterCallbacks() {
+        for side in [clientSide, upstreamSide].compactMap({ $0 }) {
+            bufferevent_disable(side, Int16(EV_READ | EV_WRITE))
+            bufferevent_setcb(side, nil, nil, nil, nil)
+        }
+        worker.loop.schedule(afterMilliseconds: 0) { [self] in free() }
+    }
+
+    /// Frees both connections now; also used when the server shuts down with the tunnel still open.
+    func free() {
+        guard !isFreed else { return }
+        isFreed = true
+        state = .closed
+        if let clientConnection {
+            evhttp_connection_set_closecb(clientConnection, nil, nil)
+            evhttp_connection_free(clientConnection)
+        }
+        clientConnection = nil
+        clientSide = nil
+        if let upstreamSide { bufferevent_free(upstreamSide) }
+        upstreamSide = nil
+        worker.tunnelFreed(self)
+    }
+}
+
+/// What went through a tunnel.
+public struct TunnelTotals: Sendable {
+    public var fromClient = 0
+    public var fromUpstream = 0
+}
