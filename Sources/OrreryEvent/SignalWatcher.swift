@@ -35,37 +35,6 @@ public final class SignalWatcher {
     }
 }
 
-/// A callback on an event loop every interval, until cancelled.
-public final class RepeatingTimer {
-    private var event: OpaquePointer?
-    private let action: () -> Void
-
-    /// Call on the loop's thread, or before the loop runs.
-    public init(loop: EventLoop, intervalMilliseconds: Int, action: @escaping () -> Void) throws(EventError) {
-        self.action = action
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        guard let event = event_new(loop.base, -1, Int16(EV_PERSIST), Trampolines.timerFired, context) else {
-            throw EventError("event_new failed for a timer")
-        }
-        var interval = timeval(tv_sec: intervalMilliseconds / 1000, tv_usec: (intervalMilliseconds % 1000) * 1000)
-        event_add(event, &interval)
-        self.event = event
-    }
-
-    func fire() {
-        action()
-    }
-
-    public func cancel() {
-        if let event { event_free(event) }
-        event = nil
-    }
-
-    deinit {
-        cancel()
-    }
-}
-
 /// Changes which signals the calling thread blocks.
 enum SignalMask {
     static func change(_ how: Int32, _ signals: [Int32]) {

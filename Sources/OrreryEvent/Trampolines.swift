@@ -40,6 +40,14 @@ enum Trampolines {
         Unmanaged<RepeatingTimer>.fromOpaque(context).takeUnretainedValue().fire()
     }
 
+    static let oneShotTimerFired: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = {
+        _, _, context in
+        guard let context else { return }
+        // The timer's owner may let go of it from inside the action: keep it alive until `fire` returns.
+        let timer = Unmanaged<OneShotTimer>.fromOpaque(context).takeUnretainedValue()
+        withExtendedLifetime(timer) { timer.fire() }
+    }
+
     static let httpRequest: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { request, context in
         guard let request, let context else { return }
         Unmanaged<HTTPWorker>.fromOpaque(context).takeUnretainedValue().handle(request)

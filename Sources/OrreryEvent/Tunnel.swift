@@ -28,6 +28,7 @@ final class Tunnel {
     private var upstreamSide: OpaquePointer?
     private var totals = TunnelTotals()
     private var isFreed = false
+    private var connectDeadline: OneShotTimer?
 
     init(
         worker: HTTPWorker, request: OpaquePointer, target: ConnectTarget, connectTimeoutMilliseconds: Int,
@@ -55,7 +56,7 @@ final class Tunnel {
                 connect(to: address)
             }
         }
-        worker.loop.schedule(afterMilliseconds: connectTimeoutMilliseconds) { [weak self] in
+        connectDeadline = OneShotTimer(loop: worker.loop, afterMilliseconds: connectTimeoutMilliseconds) { [weak self] in
             guard let self, self.state == .connecting else { return }
             self.fail(UpstreamFailure(.timeout, "could not connect to \(self.target) within \(self.connectTimeoutMilliseconds) ms"))
         }
@@ -87,6 +88,7 @@ final class Tunnel {
     private func fail(_ failure: UpstreamFailure) {
         guard state == .connecting else { return }
         state = .closed
+        connectDeadline = nil
         freeAfterCallbacks()
         failed(failure)
     }
@@ -100,6 +102,7 @@ final class Tunnel {
             return
         }
         state = .open
+        connectDeadline = nil
         clientConnection = connection
         clientSide = client
         worker.stopWatching(client)

@@ -19,6 +19,9 @@ final class UpstreamExchange {
     private var isFinished = false
     private var isOnReusedConnection = false
     private var hasRetried = false
+    /// The whole response's deadline, and the connect's while a new connection is being made.
+    private var responseDeadline: OneShotTimer?
+    private var connectDeadline: OneShotTimer?
 
     init(
         client: UpstreamClient, request: UpstreamRequest, command: evhttp_cmd_type,
@@ -33,7 +36,8 @@ final class UpstreamExchange {
 
     func start() {
         client.active[ObjectIdentifier(self)] = self
-        client.loop.schedule(afterMilliseconds: client.configuration.responseTimeoutMilliseconds) { [weak self] in
+        responseDeadline = OneShotTimer(loop: client.loop, afterMilliseconds: client.configuration.responseTimeoutMilliseconds) {
+            [weak self] in
             guard let self, !self.isFinished else { return }
             self.cancelInFlight()
             self.finish(.failure(UpstreamFailure(.timeout, "no complete response within \(self.client.configuration.responseTimeoutMilliseconds) ms")))
@@ -67,7 +71,7 @@ final class UpstreamExchange {
     /// A connect that hangs (a dropped SYN) is given up after the connect timeout, not the response timeout.
     private func watchConnect(_ connection: UpstreamConnection) {
         let timeout = client.configuration.connectTimeoutMilliseconds
-        client.loop.schedule(afterMilliseconds: timeout) { [weak self, weak connection] in
+        connectDeadline = OneShotTimer(loop: client.loop, afterMilliseconds: timeout) { [weak self, weak connection] in
             guard let self, let connection, !self.isFinished, self.connection === connection, !self.sawResponseHead,
                 !connection.isConnected
             else { return }
@@ -162,6 +166,8 @@ final class UpstreamExchange {
     private func finish(_ result: Result<UpstreamResponse, UpstreamFailure>) {
         guard !isFinished else { return }
         isFinished = true
+        responseDeadline = nil
+        connectDeadline = nil
         completion(result)
         // Kept alive until libevent cannot call back any more: now, unless a request is still in its hands.
         if inFlight == nil { client.active[ObjectIdentifier(self)] = nil }

@@ -66,7 +66,7 @@ public struct UpstreamClientConfiguration: Sendable {
     /// `host:port` of the DNS server to ask instead of those in /etc/resolv.conf.
     public var dnsServer: String?
     /// Idle keep-alive connections kept per upstream and event loop.
-    public var maximumIdleConnectionsPerHost = 16
+    public var maximumIdleConnectionsPerHost = 64
 
     public init() {}
 }

@@ -49,7 +49,11 @@ public struct HostMap: Sendable {
 
     /// The only configuration, or the one marked `"default": true`.
     public var defaultConfiguration: Configuration? {
-        configurations.count == 1 ? configurations.first : configurations.first(where: \.isDefault)
+        defaultConfigurationIndex.map { configurations[$0] }
+    }
+
+    public var defaultConfigurationIndex: Int? {
+        configurations.count == 1 ? 0 : configurations.firstIndex(where: \.isDefault)
     }
 
     public var configurations: [Configuration]

@@ -2,7 +2,12 @@
 public struct Environments: Sendable {
     public let map: HostMap
     /// Choices made at run time (admin API, `--env`, the state file), by lower-cased canonical host.
-    public private(set) var choices: [String: EnvironmentChoice]
+    public private(set) var choices: [String: EnvironmentChoice] {
+        didSet { resolveUpstreams() }
+    }
+    /// Each configuration's upstream under the current choices, by the configuration's index in the map: worked out
+    /// when a choice changes, not for every request.
+    private var upstreams: [Result<Upstream, UpstreamSelectionError>] = []
 
     public init(map: HostMap, choices: [String: EnvironmentChoice] = [:]) {
         self.map = map
@@ -11,6 +16,11 @@ public struct Environments: Sendable {
             // A saved choice that no longer fits the map (a key removed since) is dropped, not fatal.
             try? choose(choice, forCanonicalHost: host)
         }
+        resolveUpstreams()
+    }
+
+    private mutating func resolveUpstreams() {
+        upstreams = map.configurations.map(resolveUpstream(of:))
     }
 
     /// The environment a configuration sends to: the one chosen, else its `release_key`, else its first host.
@@ -53,20 +63,20 @@ public struct Environments: Sendable {
     /// names a configuration exactly, else the default configuration. Nil when there is no upstream for it.
     public func upstream(for request: HTTPRequest) -> Result<Upstream, UpstreamSelectionError>? {
         if request.isAbsoluteForm, let host = request.host {
-            if let configuration = map.configurations.first(where: { $0.names(host) }) {
-                return upstream(of: configuration)
+            if let index = map.configurations.firstIndex(where: { $0.names(host) }) {
+                return upstreams[index]
             }
             // A client using Orrery as its HTTP proxy for a host the map does not know: send it where it asked.
             let scheme = request.target.lowercased().hasPrefix("https://") ? "https" : "http"
             return .success(Upstream(scheme: scheme, hostAndPort: host, environmentKey: nil, canonicalHost: nil))
         }
-        if let host = request.host, let configuration = map.configurations.first(where: { $0.names(host) }) {
-            return upstream(of: configuration)
+        if let host = request.host, let index = map.configurations.firstIndex(where: { $0.names(host) }) {
+            return upstreams[index]
         }
-        return map.defaultConfiguration.map(upstream(of:))
+        return map.defaultConfigurationIndex.map { upstreams[$0] }
     }
 
-    private func upstream(of configuration: HostMap.Configuration) -> Result<Upstream, UpstreamSelectionError> {
+    private func resolveUpstream(of configuration: HostMap.Configuration) -> Result<Upstream, UpstreamSelectionError> {
         let choice = activeChoice(for: configuration)
         guard let entry = configuration.host(forKey: choice.key) else {
             return .failure(UpstreamSelectionError(canonicalHost: configuration.canonicalHost, key: choice.key, message: "the environment '\(choice.key)' is not in the host map"))

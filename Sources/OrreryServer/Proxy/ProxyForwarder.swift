@@ -34,7 +34,8 @@ final class ProxyForwarder {
             upstream = selected
         }
         let injected = upstream.injectedHeaders.compactMap { header in
-            ProcessInfo.processInfo.environment[header.variable].map { (header.name, $0) }
+            // getenv, not ProcessInfo's environment, which copies every variable on each call.
+            getenv(header.variable).map { (header.name, String(cString: $0)) }
         }
         let upstreamRequest = UpstreamRequest(
             upstream: upstream, method: request.method, target: request.originForm,
