@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Benchmark Orrery against a minimal C libevent server (bench/reference/).
+# Benchmark Orrery against a minimal C libevent server (bench/reference/) serving
+# stubs, and against nginx as a reverse proxy in front of that server (proxy case).
 #
 #   scripts/bench.sh
 #
@@ -35,12 +36,15 @@ die() { printf 'bench.sh: error: %s\n' "$*" >&2; exit 1; }
 # ---------------------------------------------------------------- tools ------
 
 ensure_tools() {
-    if ! command -v wrk >/dev/null || ! pkg-config --exists libevent libevent_pthreads 2>/dev/null; then
-        log "installing wrk, libevent-dev, pkg-config"
+    if ! command -v wrk >/dev/null || ! command -v nginx >/dev/null || ! pkg-config --exists libevent libevent_pthreads 2>/dev/null; then
+        log "installing wrk, nginx-light, libevent-dev, pkg-config"
         local sudo=""
         [[ $(id -u) -eq 0 ]] || sudo=sudo
+        # RUNLEVEL=1 keeps the nginx package from starting a system-wide server on port 80.
         $sudo env DEBIAN_FRONTEND=noninteractive timeout 300 apt-get update -qq
-        $sudo env DEBIAN_FRONTEND=noninteractive timeout 300 apt-get install -y -qq wrk libevent-dev pkg-config >&2
+        $sudo env DEBIAN_FRONTEND=noninteractive RUNLEVEL=1 timeout 300 apt-get install -y -qq wrk libevent-dev pkg-config >&2
+        $sudo env DEBIAN_FRONTEND=noninteractive RUNLEVEL=1 timeout 300 apt-get install -y -qq nginx-light >&2 \
+            || log "nginx-light could not be installed; the proxy case runs without its nginx row"
     fi
     local t
     for t in wrk gcc curl pkg-config timeout getconf; do
@@ -197,40 +201,51 @@ measure() {
 REPORT=""
 emit() { REPORT+="$*"$'\n'; }
 
-# run_case NAME ORRERY_URL REFERENCE_URL [EXTRA_WRK_ARGS...]
-# Benchmarks the reference then Orrery on the given URLs (servers must already be
-# running, see start_server) and appends a Markdown section to REPORT.
+# run_case NAME "LABEL URL"... [-- EXTRA_WRK_ARGS...]
+# Benchmarks each server in turn on its URL (servers must already be running, see
+# start_server) and appends a Markdown section to REPORT: one row per server, then
+# orrery's ratio against every other row.  One label must be "orrery".
 run_case() {
-    local name=$1 orrery_url=$2 reference_url=$3
-    shift 3
-    log "case $name"
-    local url
-    for url in "$reference_url" "$orrery_url"; do
-        curl -fsS -o /dev/null --max-time 5 "$url" || die "$url does not answer 2xx"
+    local name=$1
+    shift
+    local -a labels=() urls=() extra=()
+    while (( $# )); do
+        if [[ $1 == -- ]]; then shift; extra=("$@"); break; fi
+        labels+=("${1%% *}")
+        urls+=("${1#* }")
+        shift
     done
-    local ref orr
-    ref=$(measure "$name-reference" "$reference_url" "$@")
-    orr=$(measure "$name-orrery" "$orrery_url" "$@")
+    log "case $name"
+    local i
+    for i in "${!urls[@]}"; do
+        curl -fsS -o /dev/null --max-time 5 "${urls[$i]}" || die "${labels[$i]}: ${urls[$i]} does not answer 2xx"
+    done
+    local -A result=()
+    for i in "${!urls[@]}"; do
+        result[${labels[$i]}]=$(measure "$name-${labels[$i]}" "${urls[$i]}" "${extra[@]}")
+    done
 
     emit "### $name"
     emit ""
     emit "| server | requests/s | p50 ms | p99 ms | CPU µs/req | RSS MB |"
     emit "|---|---:|---:|---:|---:|---:|"
-    local label line rps p50 p99 cpu rss errors
-    for label in reference orrery; do
-        [[ $label == reference ]] && line=$ref || line=$orr
-        read -r rps p50 p99 cpu rss errors <<<"$line"
+    local label rps p50 p99 cpu rss errors
+    for label in "${labels[@]}"; do
+        read -r rps p50 p99 cpu rss errors <<<"${result[$label]}"
         emit "| $label | $rps | $p50 | $p99 | $cpu | $rss |"
         if (( errors > 0 )); then
             WARNINGS+="- $name/$label: wrk reported $errors socket errors or non-2xx/3xx responses"$'\n'
         fi
     done
     emit ""
-    emit "$(awk -v r="$ref" -v o="$orr" 'BEGIN {
-        split(r, a, " "); split(o, b, " ")
-        printf "orrery/reference: throughput %s, CPU per request %s, p99 %s\n", x(b[1], a[1]), x(b[4], a[4]), x(b[3], a[3])
-    }
-    function x(num, den) { return den > 0 ? sprintf("%.2f×", num / den) : "n/a" }')"
+    for label in "${labels[@]}"; do
+        [[ $label != orrery ]] || continue
+        emit "$(awk -v r="${result[$label]}" -v o="${result[orrery]}" -v label="$label" 'BEGIN {
+            split(r, a, " "); split(o, b, " ")
+            printf "- orrery/%s: throughput %s, CPU per request %s, p99 %s\n", label, x(b[1], a[1]), x(b[4], a[4]), x(b[3], a[3])
+        }
+        function x(num, den) { return den > 0 ? sprintf("%.2f×", num / den) : "n/a" }')"
+    done
     emit ""
 }
 WARNINGS=""
@@ -273,9 +288,59 @@ REFERENCE_PORT=$(free_port)
 start_server reference "$REFERENCE_PORT" "$WORK/reference-server" --host "$HOST" --port "$REFERENCE_PORT" \
     --threads "$THREADS" --body "$WORK/body.json" --content-type application/json
 
-run_case small-json "http://$HOST:$ORRERY_PORT/bench" "http://$HOST:$REFERENCE_PORT/bench"
-# Later cases (gzip 64 KB body, 100,000 stubs, proxy) go here: start the servers
-# they need with start_server, then call run_case.
+run_case small-json "reference http://$HOST:$REFERENCE_PORT/bench" "orrery http://$HOST:$ORRERY_PORT/bench"
+
+# Proxy: no stub answers, so Orrery forwards every request to the reference
+# server as its upstream (the host map's only configuration is the default).
+# Compared with the upstream straight and with nginx as a reverse proxy in front
+# of the same upstream, both keeping upstream connections alive.
+mkdir -p "$WORK/proxy-stubs" "$WORK/proxy-config"
+cat >"$WORK/proxy-config/hosts.json" <<JSON
+{"configurations": [{"canonical_host": "upstream.bench", "canonical_protocol": "http", "release_key": "PROD",
+  "hosts": [{"key": "PROD", "host": "$HOST:$REFERENCE_PORT", "protocol": "http"}]}]}
+JSON
+PROXY_PORT=$(free_port)
+start_server orrery-proxy "$PROXY_PORT" "$ORRERY" serve --host "$HOST" --port "$PROXY_PORT" \
+    --stubs "$WORK/proxy-stubs" --config "$WORK/proxy-config" --threads "$THREADS" --log-level error
+proxy_rows=("upstream-direct http://$HOST:$REFERENCE_PORT/bench")
+if command -v nginx >/dev/null; then
+    NGINX_PORT=$(free_port)
+    mkdir -p "$WORK/nginx"
+    # One process (master_process off), so its CPU is all in the pid measured.
+    cat >"$WORK/nginx/nginx.conf" <<CONF
+daemon off;
+master_process off;
+worker_processes 1;
+pid $WORK/nginx/nginx.pid;
+error_log $WORK/nginx/error.log error;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    client_body_temp_path $WORK/nginx/body;
+    proxy_temp_path $WORK/nginx/proxy;
+    fastcgi_temp_path $WORK/nginx/fastcgi;
+    uwsgi_temp_path $WORK/nginx/uwsgi;
+    scgi_temp_path $WORK/nginx/scgi;
+    upstream backend { server $HOST:$REFERENCE_PORT; keepalive 64; }
+    server {
+        listen $HOST:$NGINX_PORT;
+        location / {
+            proxy_pass http://backend;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            proxy_set_header X-Forwarded-For \$remote_addr;
+            proxy_set_header Via "1.1 nginx";
+            add_header Via "1.1 nginx";
+        }
+    }
+}
+CONF
+    start_server nginx "$NGINX_PORT" nginx -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf"
+    proxy_rows+=("nginx http://$HOST:$NGINX_PORT/bench")
+else
+    WARNINGS+="- proxy: nginx is not installed, so the nginx reverse-proxy row is missing"$'\n'
+fi
+run_case proxy "${proxy_rows[@]}" "orrery http://$HOST:$PROXY_PORT/bench"
 
 # ---------------------------------------------------------------- report -----
 
@@ -287,7 +352,9 @@ mkdir -p "$(dirname "$REPORT_FILE")"
     echo "# Benchmarks"
     echo
     echo "Orrery compared with a minimal C libevent server (\`bench/reference/reference-server.c\`),"
-    echo "both serving \`{\"ok\":true}\` on 127.0.0.1."
+    echo "both serving \`{\"ok\":true}\` on 127.0.0.1. In the proxy case that server is the upstream:"
+    echo "Orrery forwards to it (no stub answers), compared with wrk straight to it and with nginx"
+    echo "(one process, upstream keep-alive) as a reverse proxy in front of it."
     echo
     echo "- Date: $(date -u '+%Y-%m-%d %H:%M UTC')"
     echo "- Kernel: $(uname -r), CPUs: $(nproc) ($(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo))"
