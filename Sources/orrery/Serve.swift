@@ -64,6 +64,40 @@ struct Serve: ParsableCommand {
     @Option(help: ArgumentHelp("DNS server (host:port) for upstream names, instead of /etc/resolv.conf's.", valueName: "address"))
     var dnsServer: String?
 
+    @Option(help: ArgumentHelp("Exchanges the request journal keeps, newest first; 0 turns it off.", valueName: "n"))
+    var journalEntries = 10_000
+
+    @Option(help: ArgumentHelp("Bytes the journal may hold (bodies and headers); the oldest go first.", valueName: "bytes"))
+    var journalBytes = 64 * 1024 * 1024
+
+    @Option(help: ArgumentHelp("Bytes of each request and response body the journal captures.", valueName: "bytes"))
+    var journalBodyLimit = 64 * 1024
+
+    @Option(
+        name: .customLong("redact-header"),
+        help: ArgumentHelp(
+            "A header whose value is replaced by [REDACTED] in the journal, logs, HAR and recordings (repeatable; "
+                + "Authorization, Proxy-Authorization, Cookie and Set-Cookie always are).", valueName: "name"))
+    var redactHeaders: [String] = []
+
+    @Option(name: .customLong("redact-query"), help: ArgumentHelp("A query parameter to redact (repeatable).", valueName: "name"))
+    var redactQuery: [String] = []
+
+    @Option(name: .customLong("redact-json-field"), help: ArgumentHelp("A JSON body field to redact (repeatable).", valueName: "name"))
+    var redactJSONFields: [String] = []
+
+    @Option(help: ArgumentHelp("Write every exchange to FILE as JSON Lines, as it happens (redacted like the journal).", valueName: "file"))
+    var logTraffic: String?
+
+    @Option(help: ArgumentHelp("Rotate the traffic log (FILE.1, FILE.2, FILE.3) before it grows past this.", valueName: "bytes"))
+    var logTrafficMaxSize = 64 * 1024 * 1024
+
+    @Flag(help: "Leave headers out of the traffic log.")
+    var noTrafficHeaders = false
+
+    @Flag(help: "Leave bodies out of the traffic log.")
+    var noTrafficBodies = false
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
         if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be between 1 and 256.") }
@@ -71,6 +105,10 @@ struct Serve: ParsableCommand {
         guard connectTimeout > 0, upstreamTimeout > 0 else { throw ValidationError("Timeouts must be positive.") }
         if let upstreamCa, !FileManager.default.isReadableFile(atPath: upstreamCa) {
             throw ValidationError("--upstream-ca \(upstreamCa) cannot be read.")
+        }
+        guard logTrafficMaxSize >= 1024 else { throw ValidationError("--log-traffic-max-size must be at least 1024.") }
+        guard journalEntries >= 0, journalBytes >= 0, journalBodyLimit >= 0 else {
+            throw ValidationError("Journal limits must not be negative.")
         }
         guard maxBodySize > 0, maxHeaderSize > 0, maxUriLength > 0 else {
             throw ValidationError("Size limits must be positive.")
@@ -100,6 +138,19 @@ struct Serve: ParsableCommand {
         configuration.upstream.connectTimeoutMilliseconds = connectTimeout
         configuration.upstream.responseTimeoutMilliseconds = upstreamTimeout
         configuration.upstream.dnsServer = dnsServer
+        configuration.journal.maximumEntries = journalEntries
+        configuration.journal.maximumBytes = journalBytes
+        configuration.journal.maximumBodyBytes = journalBodyLimit
+        configuration.redactedHeaders = redactHeaders
+        configuration.redactedQueryParameters = redactQuery
+        configuration.redactedJSONFields = redactJSONFields
+        if let logTraffic {
+            var settings = TrafficLogSettings(path: logTraffic)
+            settings.maximumBytes = logTrafficMaxSize
+            settings.includeHeaders = !noTrafficHeaders
+            settings.includeBody = !noTrafficBodies
+            configuration.trafficLog = settings
+        }
 
         let daemon: Daemon
         do {

@@ -129,3 +129,27 @@ struct ServeCommandTests {
         #expect(first.stop() == 0)
     }
 }
+
+@Suite("orrery export")
+struct ExportCommandTests {
+    @Test("export har saves a running daemon's journal to a file, and says so when it cannot reach one")
+    func har() throws {
+        let scratch = try Scratch(["stubs/a.json": #"{"request": {"path": "/a"}, "response": {"body": "one"}}"#])
+        let orrery = try OrreryProcess(["serve", "--port", "0", "--stubs", scratch.path("stubs"), "--config", scratch.path("config")])
+        let base = try orrery.waitUntilListening()
+        _ = try Curl.run(["\(base)/a"])
+        let saved = try OrreryProcess.run(["export", "har", "--url", base, "--out", scratch.path("out.har")])
+        #expect(saved.status == 0)
+        let data = try Data(contentsOf: URL(fileURLWithPath: scratch.path("out.har")))
+        let log = try #require((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["log"] as? [String: Any])
+        let entries = try #require(log["entries"] as? [[String: Any]])
+        #expect(entries.count == 1)
+        #expect((entries.first?["request"] as? [String: Any])?["url"] as? String == "\(base)/a")
+        #expect(orrery.stop() == 0)
+
+        let unreachable = try OrreryProcess.run(["export", "har", "--url", base, "--out", scratch.path("none.har")])
+        #expect(unreachable.status == 1)
+        #expect(unreachable.errors.contains("cannot reach"))
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("none.har")))
+    }
+}

@@ -32,6 +32,12 @@ public indirect enum JSONValue: Sendable, Equatable {
         return members.first(where: { $0.0 == key })?.1
     }
 
+    /// The members of an object, in order; nil for anything else.
+    public var objectMembers: [(String, JSONValue)]? {
+        if case .object(let members) = self { return members }
+        return nil
+    }
+
     public var stringValue: String? {
         if case .string(let text) = self { return text }
         return nil

@@ -71,6 +71,11 @@ public struct StubDecoder {
         decodeStub(node, index: 0, base: Base())
     }
 
+    /// Decodes a `request` section alone: the pattern the admin API counts and finds journaled requests with.
+    public mutating func decodeRequestPattern(_ node: SourceNode) -> RequestPattern {
+        decodeRequest(node, base: Base())
+    }
+
     private mutating func decodeList(_ items: [SourceNode], base: Base) -> [Stub] {
         var stubs: [Stub] = []
         for (index, item) in items.enumerated() {

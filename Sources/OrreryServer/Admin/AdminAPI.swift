@@ -8,8 +8,9 @@ import OrreryEvent
 final class AdminAPI: Sendable {
     static let prefix = "/__admin"
 
-    private let registry: StubRegistry
+    let registry: StubRegistry
     private let environments: EnvironmentRegistry?
+    let serviceLogger: NetworkServiceLogger
     /// Whether misses are forwarded (a host map, and no `--no-proxy`).
     private let isProxying: Bool
     private let logger: Logger
@@ -19,11 +20,12 @@ final class AdminAPI: Sendable {
     private let token: String?
 
     init(
-        registry: StubRegistry, environments: EnvironmentRegistry?, isProxying: Bool, logger: Logger, threads: Int,
-        token: String?
+        registry: StubRegistry, environments: EnvironmentRegistry?, serviceLogger: NetworkServiceLogger, isProxying: Bool,
+        logger: Logger, threads: Int, token: String?
     ) {
         self.registry = registry
         self.environments = environments
+        self.serviceLogger = serviceLogger
         self.isProxying = isProxying
         self.logger = logger
         self.threads = threads
@@ -73,7 +75,23 @@ final class AdminAPI: Sendable {
         case (_, "health", 1): return .methodNotAllowed(request, allowed: "GET")
         case (_, "stubs", 1): return .methodNotAllowed(request, allowed: "GET, POST")
         case (_, "stubs", 2): return .methodNotAllowed(request, allowed: parts[1] == "reload" ? "POST" : "GET, PUT, DELETE")
-        case (_, "requests", _), (_, "requests.har", _), (_, "recordings", _), (_, "logging", _):
+        case ("GET", "requests", 1): return listRequests(request)
+        case ("DELETE", "requests", 1): return clearRequests()
+        case ("GET", "requests", 2) where parts[1] == "unmatched": return unmatchedRequests(request)
+        case ("POST", "requests", 2) where parts[1] == "count": return countRequests(request)
+        case ("POST", "requests", 2) where parts[1] == "find": return findRequests(request)
+        case ("GET", "requests", 2) where parts[1] != "count" && parts[1] != "find": return journalEntry(id: parts[1])
+        case (_, "requests", 1): return .methodNotAllowed(request, allowed: "GET, DELETE")
+        case (_, "requests", 2) where parts[1] == "count" || parts[1] == "find": return .methodNotAllowed(request, allowed: "POST")
+        case (_, "requests", 2): return .methodNotAllowed(request, allowed: "GET")
+        case ("POST", "logging", 2) where parts[1] == "start": return startLogging(request)
+        case ("POST", "logging", 2) where parts[1] == "stop": return stopLogging()
+        case ("GET", "logging", 1): return loggingStatus()
+        case (_, "logging", 1): return .methodNotAllowed(request, allowed: "GET")
+        case (_, "logging", 2) where parts[1] == "start" || parts[1] == "stop": return .methodNotAllowed(request, allowed: "POST")
+        case ("GET", "requests.har", 1): return har()
+        case (_, "requests.har", 1): return .methodNotAllowed(request, allowed: "GET")
+        case (_, "recordings", _):
             return .error(
                 .Code501NotImplemented,
                 "\(request.path) is part of the admin API but this build of Orrery does not serve it yet.")

@@ -10,6 +10,8 @@ public final class Daemon: Sendable {
     public let registry: StubRegistry
     /// Nil without a host map.
     public let environments: EnvironmentRegistry?
+    /// The journal (and, when on, the traffic log and recorder) every exchange goes through.
+    let serviceLogger: NetworkServiceLogger
     private let server: HTTPServer
     private let logger: Logger
 
@@ -29,17 +31,27 @@ public final class Daemon: Sendable {
             environments = nil
         }
         let proxyEnvironments = configuration.isProxyEnabled ? environments : nil
+        let serviceLogger = NetworkServiceLogger(
+            journal: Journal(limits: configuration.journal),
+            redactor: Redactor(
+                headers: configuration.redactedHeaders, queryParameters: configuration.redactedQueryParameters,
+                jsonFields: configuration.redactedJSONFields),
+            logger: logger)
+        if let settings = configuration.trafficLog { try serviceLogger.startTrafficLog(settings) }
+        self.serviceLogger = serviceLogger
         let admin = AdminAPI(
-            registry: registry, environments: environments, isProxying: proxyEnvironments != nil, logger: logger,
-            threads: configuration.http.threads, token: configuration.adminToken)
+            registry: registry, environments: environments, serviceLogger: serviceLogger,
+            isProxying: proxyEnvironments != nil, logger: logger, threads: configuration.http.threads,
+            token: configuration.adminToken)
         let registry = self.registry
         server = try HTTPServer(configuration: configuration.http) { _, loop throws(EventError) in
             let proxy = try proxyEnvironments.map { environments throws(EventError) in
                 ProxyForwarder(
                     environments: environments, client: try UpstreamClient(loop: loop, configuration: configuration.upstream),
-                    logger: logger)
+                    serviceLogger: serviceLogger, logger: logger)
             }
-            return RequestPipeline(registry: registry, admin: admin, proxy: proxy, logger: logger)
+            return RequestPipeline(
+                registry: registry, admin: admin, proxy: proxy, serviceLogger: serviceLogger, logger: logger)
         }
     }
 
@@ -62,6 +74,8 @@ public final class Daemon: Sendable {
     /// Graceful stop: no new connections, queued responses delivered, threads joined.
     public func stop() {
         server.shutdown()
+        // Every exchange answered is queued by now: write it out before the process goes.
+        serviceLogger.stopTrafficLog()
     }
 
     /// Reloads the stubs from disk, keeping the running set (and logging why) when the files are broken.

@@ -1,3 +1,4 @@
+import OrreryCore
 import OrreryEvent
 
 /// Everything `orrery serve` is told on its command line.
@@ -18,6 +19,14 @@ public struct DaemonConfiguration: Sendable {
     public var environment: String?
     /// Timeouts, extra CA, DNS server for upstream requests.
     public var upstream = UpstreamClientConfiguration()
+    /// How much of the traffic the journal keeps.
+    public var journal = JournalLimits()
+    /// Header names, query parameters and JSON fields redacted on top of the usual sensitive headers.
+    public var redactedHeaders: [String] = []
+    public var redactedQueryParameters: [String] = []
+    public var redactedJSONFields: [String] = []
+    /// `--log-traffic`: the traffic log to start with.
+    public var trafficLog: TrafficLogSettings?
 
     /// `hosts.json` in the config folder.
     public var hostMapPath: String { (configFolder.hasSuffix("/") ? configFolder : configFolder + "/") + "hosts.json" }

@@ -11,15 +11,19 @@ final class RequestPipeline: HTTPRequestHandler {
     private let admin: AdminAPI
     /// Nil when the proxy is off (no host map, or `--no-proxy`).
     private let proxy: ProxyForwarder?
+    private let serviceLogger: NetworkServiceLogger
     private let logger: Logger
     private var index: StubIndex
     private var generation: Int
     private let isDebugLogging: Bool
 
-    init(registry: StubRegistry, admin: AdminAPI, proxy: ProxyForwarder?, logger: Logger) {
+    init(
+        registry: StubRegistry, admin: AdminAPI, proxy: ProxyForwarder?, serviceLogger: NetworkServiceLogger, logger: Logger
+    ) {
         self.registry = registry
         self.admin = admin
         self.proxy = proxy
+        self.serviceLogger = serviceLogger
         self.logger = logger
         (index, generation) = registry.snapshot()
         isDebugLogging = logger.logLevel <= .debug
@@ -42,9 +46,19 @@ final class RequestPipeline: HTTPRequestHandler {
             tunnel(request, responder: responder)
             return
         }
+        let isCapturing = serviceLogger.isCapturing
+        let startedAt = isCapturing ? Date() : .distantPast
         let index = currentIndex
         if let entry = index.lookup(request) {
             let prepared = entry.response
+            if isCapturing {
+                // The journal keeps the body as the stub gives it, whichever encoding went out.
+                let stub = entry.stub
+                serviceLogger.log(
+                    request, clientAddress: responder.remoteAddress, startedAt: startedAt,
+                    response: serviceLogger.capture(status: prepared.status, headers: prepared.headers, body: prepared.body),
+                    outcome: .stub(id: stub.id, name: stub.name ?? "", source: stub.location?.description ?? "admin API"))
+            }
             let isGzip = prepared.gzipBody != nil && PreparedResponse.acceptsGzip(request.headers["Accept-Encoding"])
             let headers = isGzip ? prepared.gzipHeaders : prepared.headers
             let body = isGzip ? prepared.gzipBody ?? prepared.body : prepared.body
@@ -60,9 +74,16 @@ final class RequestPipeline: HTTPRequestHandler {
             }
             return
         }
-        if let proxy, proxy.forward(request, responder: responder) { return }
+        if let proxy, proxy.forward(request, responder: responder, startedAt: startedAt) { return }
         let miss = Self.notFound(request, nearMisses: index.nearMisses(request))
-        responder.send(status: miss.status, headers: miss.headers, body: miss.body)
+        let body = miss.body
+        if isCapturing {
+            serviceLogger.log(
+                request, clientAddress: responder.remoteAddress, startedAt: startedAt,
+                response: serviceLogger.capture(status: miss.status, headers: miss.headers, body: Payload(body)),
+                outcome: .unmatched(closestStubs: miss.details.first { $0.0 == "closestStubs" }?.1 ?? .array([])))
+        }
+        responder.send(status: miss.status, headers: miss.headers, body: body)
         if isDebugLogging {
             logger.debug("\(request.method) \(request.target) -> 404, no stub matched")
         }

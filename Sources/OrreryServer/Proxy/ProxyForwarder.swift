@@ -8,16 +8,19 @@ import OrreryEvent
 final class ProxyForwarder {
     private let environments: EnvironmentRegistry
     private let client: UpstreamClient
+    private let serviceLogger: NetworkServiceLogger
     private let logger: Logger
 
-    init(environments: EnvironmentRegistry, client: UpstreamClient, logger: Logger) {
+    init(environments: EnvironmentRegistry, client: UpstreamClient, serviceLogger: NetworkServiceLogger, logger: Logger) {
         self.environments = environments
         self.client = client
+        self.serviceLogger = serviceLogger
         self.logger = logger
     }
 
     /// Forwards the request if the host map gives it an upstream; false when there is none (a 404 is due).
-    func forward(_ request: HTTPRequest, responder: Responder) -> Bool {
+    /// `startedAt` is when the request arrived, for the journal.
+    func forward(_ request: HTTPRequest, responder: Responder, startedAt: Date) -> Bool {
         guard let selection = environments.upstream(for: request) else { return false }
         let upstream: Upstream
         switch selection {
@@ -28,7 +31,9 @@ final class ProxyForwarder {
                     ("kind", .string("hostNotConfigured")), ("environment", .string(error.key)),
                     ("canonicalHost", .string(error.canonicalHost)),
                 ])
-            send(failure, kind: "hostNotConfigured", responder: responder)
+            send(
+                failure, kind: "hostNotConfigured", responder: responder,
+                journal: (request, startedAt, .proxied(environment: error.key, upstream: error.canonicalHost, error: "hostNotConfigured")))
             return true
         case .success(let selected):
             upstream = selected
@@ -51,6 +56,12 @@ final class ProxyForwarder {
                     // A HEAD answer has no body, so its length is the upstream's to state.
                     headers.add("Content-Length", length)
                 }
+                if self.serviceLogger.isCapturing {
+                    self.serviceLogger.log(
+                        request, clientAddress: responder.remoteAddress, startedAt: startedAt,
+                        response: self.serviceLogger.capture(status: response.status, headers: headers, body: response.body),
+                        outcome: .proxied(environment: upstream.environmentKey, upstream: upstream.origin, error: nil))
+                }
                 responder.send(status: response.status, reason: response.reason, headers: headers, body: response.body)
                 logger.debug(
                     "\(request.method) \(request.target) -> \(response.status) from \(upstream.environmentKey ?? "direct") \(upstream.origin) in \(ContinuousClock.now - started)")
@@ -69,7 +80,12 @@ final class ProxyForwarder {
                         ("canonicalHost", .string(upstream.canonicalHost)),
                         ("upstream", .string(upstream.origin)),
                     ])
-                self.send(error, kind: failure.kind.rawValue, responder: responder)
+                self.send(
+                    error, kind: failure.kind.rawValue, responder: responder,
+                    journal: (
+                        request, startedAt,
+                        .proxied(environment: upstream.environmentKey, upstream: upstream.origin, error: failure.kind.rawValue)
+                    ))
                 logger.warning("\(request.method) \(request.target) -> \(code.rawValue): \(failure)")
             }
         }
@@ -103,9 +119,20 @@ final class ProxyForwarder {
             })
     }
 
-    private func send(_ error: ErrorResponse, kind: String, responder: Responder) {
+    /// Sends an error with its kind in `X-Orrery-Error`, journaling it first when `journal` says what it answers.
+    private func send(
+        _ error: ErrorResponse, kind: String, responder: Responder,
+        journal: (request: HTTPRequest, startedAt: Date, outcome: JournalEntry.Outcome)? = nil
+    ) {
         var headers = error.headers
         headers.add("X-Orrery-Error", kind)
-        responder.send(status: error.status, headers: headers, body: error.body)
+        let body = error.body
+        if let journal, serviceLogger.isCapturing {
+            serviceLogger.log(
+                journal.request, clientAddress: responder.remoteAddress, startedAt: journal.startedAt,
+                response: serviceLogger.capture(status: error.status, headers: headers, body: Payload(body)),
+                outcome: journal.outcome)
+        }
+        responder.send(status: error.status, headers: headers, body: body)
     }
 }

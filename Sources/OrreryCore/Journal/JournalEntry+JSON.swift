@@ -1,0 +1,89 @@
+import Foundation
+
+extension JournalEntry {
+    /// The admin API's and the traffic log's form of an entry. Headers are `[{name, value}]` in the order sent; a
+    /// body is `body` when it is UTF-8 text and `bodyBase64` otherwise.
+    public func json(includeHeaders: Bool = true, includeBody: Bool = true) -> JSONValue {
+        var request: [(String, JSONValue)] = [
+            ("method", .string(self.request.method)),
+            ("url", .string(self.request.target)),
+            ("path", .string(self.request.path)),
+            ("query", .object(self.request.query.map { ($0.name, .string($0.value)) })),
+            ("host", .string(self.request.host)),
+            ("clientAddress", .string(clientAddress)),
+        ]
+        if includeHeaders { request.append(("headers", Self.json(self.request.headers))) }
+        request.append(("bodySize", .int(requestBodySize)))
+        if includeBody {
+            request += Self.json(body: self.request.body, truncated: self.request.body.count < requestBodySize)
+        }
+        var response: [(String, JSONValue)] = [("status", .int(self.response.status))]
+        if includeHeaders { response.append(("headers", Self.json(self.response.headers))) }
+        response.append(("bodySize", .int(self.response.bodySize)))
+        if includeBody {
+            response += self.response.body.withUnsafeBytes {
+                Self.json(body: Array($0), truncated: self.response.isBodyTruncated)
+            }
+        }
+        var members: [(String, JSONValue)] = [
+            ("id", .string(String(id))),
+            ("time", .string(Self.timestamp(startedAt))),
+            ("durationMs", .number(Double(durationMicroseconds) / 1000, text: Self.milliseconds(durationMicroseconds))),
+            ("request", .object(request)),
+            ("response", .object(response)),
+        ]
+        members += outcomeMembers
+        return .object(members)
+    }
+
+    private var outcomeMembers: [(String, JSONValue)] {
+        switch outcome {
+        case .stub(let id, let name, let source):
+            return [
+                ("matched", .bool(true)),
+                ("stub", .object([("id", .string(id)), ("name", .string(name)), ("source", .string(source))])),
+            ]
+        case .proxied(let environment, let upstream, let error):
+            var proxy: [(String, JSONValue)] = [("environment", .string(environment)), ("upstream", .string(upstream))]
+            if let error { proxy.append(("error", .string(error))) }
+            return [("matched", .bool(false)), ("proxied", .object(proxy))]
+        case .unmatched(let closest):
+            return [("matched", .bool(false)), ("closestStubs", closest)]
+        case .rejected(let reason):
+            return [("matched", .bool(false)), ("rejected", .string(reason))]
+        }
+    }
+
+    static func json(_ headers: HTTPHeaders) -> JSONValue {
+        .array(headers.entries.map { .object([("name", .string($0.name)), ("value", .string($0.value))]) })
+    }
+
+    static func json(body: [UInt8], truncated: Bool) -> [(String, JSONValue)] {
+        var members: [(String, JSONValue)] = []
+        if let text = String(validating: body, as: UTF8.self) {
+            members.append(("body", .string(text)))
+        } else {
+            members.append(("bodyBase64", .string(Data(body).base64EncodedString())))
+        }
+        if truncated { members.append(("bodyTruncated", .bool(true))) }
+        return members
+    }
+
+    /// `2026-11-22T12:34:56.789Z`.
+    public static func timestamp(_ date: Date) -> String {
+        let interval = date.timeIntervalSince1970
+        var seconds = time_t(interval.rounded(.down))
+        let milliseconds = Int((interval - Double(seconds)) * 1000)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        let millis = milliseconds < 10 ? "00\(milliseconds)" : milliseconds < 100 ? "0\(milliseconds)" : "\(milliseconds)"
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(millis)Z"
+    }
+
+    static func milliseconds(_ microseconds: Int) -> String {
+        let fraction = microseconds % 1000
+        let padded = fraction < 10 ? "00\(fraction)" : fraction < 100 ? "0\(fraction)" : "\(fraction)"
+        return "\(microseconds / 1000).\(padded)"
+    }
+}

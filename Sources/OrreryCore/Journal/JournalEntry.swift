@@ -1,0 +1,84 @@
+import Foundation
+
+/// One exchange as the journal keeps it: the request, the answer, how long it took and who answered.
+///
+/// Bodies are captured up to the journal's body limit; `bodySize` keeps the real length. Secrets are already
+/// redacted when an entry is made (see `Redactor`), so nothing that reads the journal can leak them.
+public struct JournalEntry: Sendable {
+    /// Assigned by the journal, increasing: newer exchanges have larger ids.
+    public var id: Int = 0
+    /// Wall-clock time the request arrived.
+    public var startedAt: Date
+    public var durationMicroseconds: Int
+    /// The request as received, its body cut at the body limit.
+    public var request: HTTPRequest
+    public var requestBodySize: Int
+    public var clientAddress: String
+    public var response: CapturedResponse
+    public var outcome: Outcome
+
+    public init(
+        startedAt: Date, durationMicroseconds: Int, request: HTTPRequest, requestBodySize: Int, clientAddress: String,
+        response: CapturedResponse, outcome: Outcome
+    ) {
+        self.startedAt = startedAt
+        self.durationMicroseconds = durationMicroseconds
+        self.request = request
+        self.requestBodySize = requestBodySize
+        self.clientAddress = clientAddress
+        self.response = response
+        self.outcome = outcome
+    }
+
+    /// Who answered.
+    public enum Outcome: Sendable {
+        /// A stub (its id, name and source, for the reader).
+        case stub(id: String, name: String, source: String)
+        /// The upstream of an environment; `error` is the failure kind when it was not reached.
+        case proxied(environment: String?, upstream: String, error: String?)
+        /// No stub and no upstream: a 404, with the closest stubs as its body listed them.
+        case unmatched(closestStubs: JSONValue)
+        /// Refused before any matching: a malformed request, a refused `CONNECT`.
+        case rejected(reason: String)
+    }
+
+    public var isUnmatched: Bool {
+        if case .unmatched = outcome { return true }
+        return false
+    }
+
+    /// Bytes the entry holds, for the journal's byte bound: bodies, headers, and a fixed share for the rest.
+    public var approximateSize: Int {
+        var size = 256 + request.target.utf8.count + request.body.count + response.body.count
+        for (name, value) in request.headers.entries { size += name.utf8.count + value.utf8.count + 32 }
+        for (name, value) in response.headers.entries { size += name.utf8.count + value.utf8.count + 32 }
+        if case .unmatched = outcome { size += 512 }
+        return size
+    }
+}
+
+/// A response as sent: status, headers and the body, cut at the body limit.
+public struct CapturedResponse: Sendable {
+    public var status: Int
+    public var headers: HTTPHeaders
+    /// The body, up to the body limit; shared with the stub that answered when it fits.
+    public var body: Payload
+    public var bodySize: Int
+
+    public init(status: Int, headers: HTTPHeaders, body: Payload, bodySize: Int) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.bodySize = bodySize
+    }
+
+    /// Captures `body` whole when it fits in `limit`, else a copy of its first `limit` bytes.
+    public init(status: Int, headers: HTTPHeaders, body: Payload, limit: Int) {
+        self.status = status
+        self.headers = headers
+        bodySize = body.count
+        self.body = body.count <= limit ? body : body.withUnsafeBytes { Payload($0.prefix(limit)) }
+    }
+
+    public var isBodyTruncated: Bool { body.count < bodySize }
+}

@@ -1,0 +1,163 @@
+/// Replaces secrets with a placeholder before an exchange is kept, logged, exported or recorded.
+///
+/// Sensitive headers (`Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie` and configured names),
+/// configured query parameters and configured JSON body fields lose their values; each value taken is then also
+/// scrubbed wherever else it appears in the exchange (an upstream that echoes the token back), in headers, the
+/// target and both bodies.
+public struct Redactor: Sendable {
+    public static let placeholder = "[REDACTED]"
+    public static let defaultHeaders = ["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"]
+    /// Values shorter than this are replaced where they stand but not searched for elsewhere: scrubbing "1" or
+    /// "yes" everywhere would ruin the exchange and protect nothing.
+    static let minimumScrubbedLength = 6
+
+    private let headerNames: Set<String>
+    private let queryNames: Set<String>
+    private let jsonFields: Set<String>
+
+    public init(headers: [String] = [], queryParameters: [String] = [], jsonFields: [String] = []) {
+        headerNames = Set((Self.defaultHeaders + headers).map { $0.lowercased() })
+        queryNames = Set(queryParameters)
+        self.jsonFields = Set(jsonFields)
+    }
+
+    /// The entry with every secret replaced.
+    public func redact(_ entry: JournalEntry) -> JournalEntry {
+        var secrets: [String] = []
+        var entry = entry
+        entry.request.headers = redactHeaders(entry.request.headers, into: &secrets)
+        entry.response.headers = redactHeaders(entry.response.headers, into: &secrets)
+        if !queryNames.isEmpty, entry.request.query.contains(where: { queryNames.contains($0.name) }) {
+            for item in entry.request.query where queryNames.contains(item.name) && !item.value.isEmpty {
+                secrets.append(item.value)
+            }
+            entry.request = HTTPRequest(
+                method: entry.request.method, target: redactQuery(entry.request.target), headers: entry.request.headers,
+                body: entry.request.body)
+        }
+        if !jsonFields.isEmpty {
+            secrets += jsonSecrets(entry.request.body) + entry.response.body.withUnsafeBytes { jsonSecrets(Array($0)) }
+        }
+        let scrubbed = Set(secrets.filter { $0.utf8.count >= Self.minimumScrubbedLength }).sorted { $0.count > $1.count }
+        guard !scrubbed.isEmpty else { return entry }
+        let needles = scrubbed.map { Array($0.utf8) }
+        entry.request = HTTPRequest(
+            method: entry.request.method, target: Self.scrub(entry.request.target, needles),
+            headers: Self.scrub(entry.request.headers, needles), body: Self.scrub(entry.request.body, needles))
+        entry.response.headers = Self.scrub(entry.response.headers, needles)
+        let responseBody = entry.response.body.withUnsafeBytes { Array($0) }
+        let scrubbedBody = Self.scrub(responseBody, needles)
+        if scrubbedBody != responseBody {
+            entry.response.bodySize += scrubbedBody.count - responseBody.count
+            entry.response.body = Payload(scrubbedBody)
+        }
+        return entry
+    }
+
+    private func redactHeaders(_ headers: HTTPHeaders, into secrets: inout [String]) -> HTTPHeaders {
+        guard headers.entries.contains(where: { headerNames.contains($0.name.lowercased()) }) else { return headers }
+        var redacted = HTTPHeaders()
+        for (name, value) in headers.entries {
+            if headerNames.contains(name.lowercased()) {
+                secrets += Self.secretParts(of: value, header: name)
+                redacted.add(name, Self.placeholder)
+            } else {
+                redacted.add(name, value)
+            }
+        }
+        return redacted
+    }
+
+    /// The target with the values of configured query parameters replaced, short ones included.
+    private func redactQuery(_ target: String) -> String {
+        guard let questionMark = target.firstIndex(of: "?") else { return target }
+        let pairs = target[target.index(after: questionMark)...].split(separator: "&", omittingEmptySubsequences: false)
+        let redacted = pairs.map { pair -> String in
+            let name = pair.split(separator: "=", maxSplits: 1).first.map { PercentDecoding.decode($0) } ?? ""
+            return queryNames.contains(name) ? "\(pair.split(separator: "=", maxSplits: 1).first ?? "")=\(Self.placeholder)" : String(pair)
+        }
+        return target[...questionMark] + redacted.joined(separator: "&")
+    }
+
+    /// The value, and the parts of it that travel alone: a bearer token, each cookie's value.
+    static func secretParts(of value: String, header: String) -> [String] {
+        var parts = [value]
+        if let space = value.firstIndex(of: " ") {
+            parts.append(String(value[value.index(after: space)...]).trimmingSpaces)
+        }
+        let lower = header.lowercased()
+        if lower == "cookie" || lower == "set-cookie" {
+            // Every pair of a Cookie; only the first of a Set-Cookie (the rest are attributes such as Path).
+            let pairs = value.split(separator: ";")
+            for pair in lower == "cookie" ? pairs : Array(pairs.prefix(1)) {
+                if let equals = pair.firstIndex(of: "=") { parts.append(String(pair[pair.index(after: equals)...]).trimmingSpaces) }
+            }
+        }
+        return parts
+    }
+
+    /// String values of configured fields anywhere in a JSON body.
+    private func jsonSecrets(_ body: [UInt8]) -> [String] {
+        guard let first = body.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }),
+            first == UInt8(ascii: "{") || first == UInt8(ascii: "["), let value = try? JSONValue.parse(body)
+        else { return [] }
+        var found: [String] = []
+        func walk(_ value: JSONValue) {
+            switch value {
+            case .object(let members):
+                for (key, member) in members {
+                    if jsonFields.contains(key) {
+                        switch member {
+                        case .string(let text): found.append(text)
+                        case .number(_, let text): found.append(text)
+                        default: walk(member)
+                        }
+                    } else {
+                        walk(member)
+                    }
+                }
+            case .array(let items): items.forEach(walk)
+            default: break
+            }
+        }
+        walk(value)
+        return found
+    }
+
+    static func scrub(_ text: String, _ needles: [[UInt8]]) -> String {
+        let bytes = Array(text.utf8)
+        let scrubbed = scrub(bytes, needles)
+        return scrubbed == bytes ? text : String(decoding: scrubbed, as: UTF8.self)
+    }
+
+    static func scrub(_ headers: HTTPHeaders, _ needles: [[UInt8]]) -> HTTPHeaders {
+        HTTPHeaders(headers.entries.map { ($0.name, scrub($0.value, needles)) })
+    }
+
+    /// `bytes` with every occurrence of each needle replaced by the placeholder.
+    static func scrub(_ bytes: [UInt8], _ needles: [[UInt8]]) -> [UInt8] {
+        var current = bytes
+        let placeholder = Array(placeholder.utf8)
+        for needle in needles where !needle.isEmpty && current.count >= needle.count {
+            var output: [UInt8] = []
+            var index = 0
+            var replaced = false
+            let last = current.count - needle.count
+            while index <= last {
+                if current[index] == needle[0] && current[index..<(index + needle.count)].elementsEqual(needle) {
+                    output += placeholder
+                    index += needle.count
+                    replaced = true
+                } else {
+                    output.append(current[index])
+                    index += 1
+                }
+            }
+            if replaced {
+                output += current[index...]
+                current = output
+            }
+        }
+        return current
+    }
+}

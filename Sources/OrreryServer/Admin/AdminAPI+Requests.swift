@@ -1,0 +1,108 @@
+import Foundation
+import OrreryCore
+
+/// `/__admin/requests`: the journal, for tests that verify what their app sent.
+extension AdminAPI {
+    static let defaultPageSize = 100
+
+    func listRequests(_ request: HTTPRequest) -> AdminReply {
+        let paging: (limit: Int, offset: Int)
+        switch Self.paging(request) {
+        case .success(let value): paging = value
+        case .failure(let reply): return reply
+        }
+        let journal = serviceLogger.journal
+        let entries = journal.newestFirst()
+        let page = entries.dropFirst(paging.offset).prefix(paging.limit)
+        let counts = journal.counts
+        return .json(
+            .object([
+                ("requests", .array(page.map { $0.json() })),
+                ("total", .int(entries.count)),
+                ("limit", .int(paging.limit)),
+                ("offset", .int(paging.offset)),
+                ("recordedSinceStart", .int(counts.total)),
+                ("journal", journalLimitsJSON),
+            ]))
+    }
+
+    func clearRequests() -> AdminReply {
+        let cleared = serviceLogger.journal.counts.kept
+        serviceLogger.journal.clear()
+        return .json(.object([("cleared", .int(cleared))]))
+    }
+
+    func unmatchedRequests(_ request: HTTPRequest) -> AdminReply {
+        let unmatched = serviceLogger.journal.newestFirst().filter(\.isUnmatched)
+        return .json(.object([("requests", .array(unmatched.map { $0.json() })), ("total", .int(unmatched.count))]))
+    }
+
+    func journalEntry(id: String) -> AdminReply {
+        guard let number = Int(id), let entry = serviceLogger.journal.entry(id: number) else {
+            return .error(.Code404NotFound, "There is no request with id '\(id)' in the journal (it may have been evicted or cleared).")
+        }
+        return .json(entry.json())
+    }
+
+    func countRequests(_ request: HTTPRequest) -> AdminReply {
+        switch requestPattern(request) {
+        case .failure(let reply): return reply
+        case .success(let pattern): return .json(.object([("count", .int(serviceLogger.journal.find(pattern).count))]))
+        }
+    }
+
+    func findRequests(_ request: HTTPRequest) -> AdminReply {
+        switch requestPattern(request) {
+        case .failure(let reply): return reply
+        case .success(let pattern):
+            let found = serviceLogger.journal.find(pattern)
+            return .json(.object([("requests", .array(found.map { $0.json() })), ("total", .int(found.count))]))
+        }
+    }
+
+    /// The journal as HAR 1.2, oldest exchange first.
+    func har() -> AdminReply {
+        var reply = AdminReply.json(HAR.log(serviceLogger.journal.newestFirst().reversed(), version: OrreryVersion.current))
+        reply.headers.set("Content-Disposition", "attachment; filename=\"orrery.har\"")
+        return reply
+    }
+
+    var journalLimitsJSON: JSONValue {
+        let limits = serviceLogger.journal.limits
+        return .object([
+            ("maximumEntries", .int(limits.maximumEntries)), ("maximumBytes", .int(limits.maximumBytes)),
+            ("maximumBodyBytes", .int(limits.maximumBodyBytes)), ("bytes", .int(serviceLogger.journal.counts.bytes)),
+        ])
+    }
+
+    /// A request pattern from the body: a stub's `request` section, bare or as `{"request": {...}}`.
+    private func requestPattern(_ request: HTTPRequest) -> Result<RequestPattern, AdminReply> {
+        let node: SourceNode
+        do {
+            node = try StubLoader.parse(request.body, isJSON: true)
+        } catch {
+            let source = SourceError(file: "request body", line: error.line, message: error.message)
+            return .failure(.sourceErrors(SourceErrors([source]), message: "The body is not valid JSON."))
+        }
+        let root = URL(fileURLWithPath: registry.loader.root)
+        var decoder = StubDecoder(displayPath: "request body", directory: root, stubsRoot: root, makeID: { _ in "" })
+        let pattern = decoder.decodeRequestPattern(node["request"] ?? node)
+        guard decoder.errors.isEmpty else {
+            return .failure(.sourceErrors(SourceErrors(decoder.errors), message: "The request pattern is not valid."))
+        }
+        return .success(pattern)
+    }
+
+    /// `limit` (default 100) and `offset` (default 0) from the query; a 400 when either is not a whole number.
+    private static func paging(_ request: HTTPRequest) -> Result<(limit: Int, offset: Int), AdminReply> {
+        var result = (limit: defaultPageSize, offset: 0)
+        for name in ["limit", "offset"] {
+            guard let text = request.queryValues(named: name).last else { continue }
+            guard let value = Int(text), value >= 0 else {
+                return .failure(.error(.Code400BadRequest, "'\(name)' must be a whole number of 0 or more, not '\(text)'."))
+            }
+            if name == "limit" { result.limit = value } else { result.offset = value }
+        }
+        return .success(result)
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import Logging
+import OrreryCore
+import Synchronization
+
+/// Where every exchange goes once it is answered (Astro's NetworkServiceLogger, grown up): redacted once, then kept
+/// in the journal and written to the traffic log when one is on. Shared by all event loops.
+final class NetworkServiceLogger: Sendable {
+    let journal: Journal
+    let redactor: Redactor
+    private let logger: Logger
+    private let trafficLog = Mutex<TrafficLog?>(nil)
+    /// The settings of the last traffic log started, so a restart without a file reuses them.
+    private let lastTrafficLog = Mutex<TrafficLogSettings?>(nil)
+    /// Mirrors `trafficLog != nil`, so the request path can skip the lock when there is none.
+    private let isTrafficLogging = Atomic<Bool>(false)
+
+    init(journal: Journal, redactor: Redactor, logger: Logger) {
+        self.journal = journal
+        self.redactor = redactor
+        self.logger = logger
+    }
+
+    /// Whether exchanges are captured at all; when false the request path skips building entries.
+    var isCapturing: Bool { journal.limits.isEnabled || isTrafficLogging.load(ordering: .relaxed) }
+
+    /// Captures an answered exchange. Call before the response is handed to the server, so that a client that
+    /// has its answer finds the exchange in the journal.
+    func log(
+        _ request: HTTPRequest, clientAddress: String, startedAt: Date, response: CapturedResponse,
+        outcome: JournalEntry.Outcome
+    ) {
+        guard isCapturing else { return }
+        let limit = journal.limits.maximumBodyBytes
+        var captured = request
+        if captured.body.count > limit { captured.body = Array(captured.body.prefix(limit)) }
+        var entry = redactor.redact(
+            JournalEntry(
+                startedAt: startedAt, durationMicroseconds: max(0, Int(Date().timeIntervalSince(startedAt) * 1_000_000)),
+                request: captured, requestBodySize: request.body.count, clientAddress: clientAddress, response: response,
+                outcome: outcome))
+        entry.id = journal.record(entry)
+        if isTrafficLogging.load(ordering: .relaxed), let log = trafficLog.withLock({ $0 }) {
+            log.write(entry)
+        }
+    }
+
+    /// A response's capture under the journal's body limit.
+    func capture(status: Int, headers: HTTPHeaders, body: Payload) -> CapturedResponse {
+        CapturedResponse(status: status, headers: headers, body: body, limit: journal.limits.maximumBodyBytes)
+    }
+
+    // MARK: - Traffic log
+
+    /// Starts (or restarts with new settings) the traffic log; throws when the file cannot be opened.
+    func startTrafficLog(_ settings: TrafficLogSettings) throws {
+        let log = try TrafficLog(settings: settings, logger: logger)
+        let previous = trafficLog.withLock { current in
+            defer { current = log }
+            return current
+        }
+        isTrafficLogging.store(true, ordering: .relaxed)
+        lastTrafficLog.withLock { $0 = settings }
+        previous?.close()
+        logger.info(
+            "traffic log on: \(settings.path) (headers \(settings.includeHeaders ? "on" : "off"), bodies \(settings.includeBody ? "on" : "off"))")
+    }
+
+    /// Stops the traffic log, writing what is queued first; returns it (for its totals), or nil if none was on.
+    @discardableResult
+    func stopTrafficLog() -> TrafficLog? {
+        let log = trafficLog.withLock { current in
+            defer { current = nil }
+            return current
+        }
+        isTrafficLogging.store(false, ordering: .relaxed)
+        log?.close()
+        if let log { logger.info("traffic log off: \(log.settings.path)") }
+        return log
+    }
+
+    var currentTrafficLog: TrafficLog? { trafficLog.withLock { $0 } }
+
+    var lastTrafficLogSettings: TrafficLogSettings? { lastTrafficLog.withLock { $0 } }
+}
