@@ -53,72 +53,91 @@ public indirect enum JSONValue: Sendable, Equatable {
     }
 
     /// Compact JSON text, keys in their stored order.
-    public var encoded: String {
-        var out = ""
+    public var encoded: String { String(decoding: encodedBytes, as: UTF8.self) }
+
+    /// Compact JSON as UTF-8 bytes (the traffic log writes these as they are).
+    public var encodedBytes: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
         encode(into: &out, indent: nil, depth: 0)
         return out
     }
 
     /// Indented JSON text for humans (admin API listings).
     public var prettyEncoded: String {
-        var out = ""
-        encode(into: &out, indent: "  ", depth: 0)
-        return out
+        var out: [UInt8] = []
+        encode(into: &out, indent: Array("  ".utf8), depth: 0)
+        return String(decoding: out, as: UTF8.self)
     }
 
-    private func encode(into out: inout String, indent: String?, depth: Int) {
+    // Written as bytes: appending to a [UInt8] costs a fraction of appending scalars to a String.
+    private func encode(into out: inout [UInt8], indent: [UInt8]?, depth: Int) {
         switch self {
-        case .null: out += "null"
-        case .bool(let flag): out += flag ? "true" : "false"
-        case .number(_, let text): out += text
+        case .null: out += "null".utf8
+        case .bool(let flag): out += (flag ? "true" : "false").utf8
+        case .number(_, let text): out += text.utf8
         case .string(let text): Self.encodeString(text, into: &out)
         case .array(let items):
-            guard !items.isEmpty else { out += "[]"; return }
-            out += "["
+            guard !items.isEmpty else {
+                out += "[]".utf8
+                return
+            }
+            out.append(UInt8(ascii: "["))
             for (index, item) in items.enumerated() {
-                if index > 0 { out += "," }
+                if index > 0 { out.append(UInt8(ascii: ",")) }
                 newline(&out, indent: indent, depth: depth + 1)
                 item.encode(into: &out, indent: indent, depth: depth + 1)
             }
             newline(&out, indent: indent, depth: depth)
-            out += "]"
+            out.append(UInt8(ascii: "]"))
         case .object(let members):
-            guard !members.isEmpty else { out += "{}"; return }
-            out += "{"
+            guard !members.isEmpty else {
+                out += "{}".utf8
+                return
+            }
+            out.append(UInt8(ascii: "{"))
             for (index, (key, value)) in members.enumerated() {
-                if index > 0 { out += "," }
+                if index > 0 { out.append(UInt8(ascii: ",")) }
                 newline(&out, indent: indent, depth: depth + 1)
                 Self.encodeString(key, into: &out)
-                out += indent == nil ? ":" : ": "
+                out.append(UInt8(ascii: ":"))
+                if indent != nil { out.append(UInt8(ascii: " ")) }
                 value.encode(into: &out, indent: indent, depth: depth + 1)
             }
             newline(&out, indent: indent, depth: depth)
-            out += "}"
+            out.append(UInt8(ascii: "}"))
         }
     }
 
-    private func newline(_ out: inout String, indent: String?, depth: Int) {
+    private func newline(_ out: inout [UInt8], indent: [UInt8]?, depth: Int) {
         guard let indent else { return }
-        out += "\n"
+        out.append(UInt8(ascii: "\n"))
         for _ in 0..<depth { out += indent }
     }
 
-    static func encodeString(_ text: String, into out: inout String) {
-        out += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
+    static func encodeString(_ text: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        let utf8 = text.utf8
+        // Most strings need no escaping: copy them whole.
+        if !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            out += utf8
+        } else {
+            for byte in utf8 {
+                switch byte {
+                case UInt8(ascii: "\""): out += #"\""#.utf8
+                case UInt8(ascii: "\\"): out += #"\\"#.utf8
+                case UInt8(ascii: "\n"): out += #"\n"#.utf8
+                case UInt8(ascii: "\r"): out += #"\r"#.utf8
+                case UInt8(ascii: "\t"): out += #"\t"#.utf8
+                case ..<0x20:
+                    let hex = Array(String(byte, radix: 16).utf8)
+                    out += #"\u"#.utf8
+                    out += Array(repeating: UInt8(ascii: "0"), count: 4 - hex.count) + hex
+                default: out.append(byte)
+                }
             }
         }
-        out += "\""
+        out.append(UInt8(ascii: "\""))
     }
 }
 

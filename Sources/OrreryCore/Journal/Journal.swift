@@ -48,14 +48,14 @@ public final class Journal: Sendable {
                 slots.append(entry)
                 count += 1
             } else {
-                bytes -= slots[head]?.approximateSize ?? 0
+                bytes -= slots[head]?.recordedSize ?? 0
                 slots[head] = entry
                 head = (head + 1) % slots.count
             }
         }
 
         mutating func dropOldest() {
-            bytes -= slots[head]?.approximateSize ?? 0
+            bytes -= slots[head]?.recordedSize ?? 0
             slots[head] = nil
             head = (head + 1) % slots.count
             count -= 1
@@ -76,6 +76,7 @@ public final class Journal: Sendable {
         guard limits.isEnabled else { return 0 }
         var entry = entry
         let size = entry.approximateSize
+        entry.recordedSize = size
         return storage.withLock { storage in
             entry.id = storage.nextID
             storage.nextID += 1

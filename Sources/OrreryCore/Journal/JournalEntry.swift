@@ -47,6 +47,9 @@ public struct JournalEntry: Sendable {
         return false
     }
 
+    /// `approximateSize`, worked out once when the journal takes the entry.
+    var recordedSize = 0
+
     /// Bytes the entry holds, for the journal's byte bound: bodies, headers, and a fixed share for the rest.
     public var approximateSize: Int {
         var size = 256 + request.target.utf8.count + request.body.count + response.body.count

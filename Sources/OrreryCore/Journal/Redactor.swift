@@ -11,12 +11,13 @@ public struct Redactor: Sendable {
     /// "yes" everywhere would ruin the exchange and protect nothing.
     static let minimumScrubbedLength = 6
 
-    private let headerNames: Set<String>
+    /// Compared without regard to case and without allocating: this runs for every exchange.
+    private let headerNames: [String]
     private let queryNames: Set<String>
     private let jsonFields: Set<String>
 
     public init(headers: [String] = [], queryParameters: [String] = [], jsonFields: [String] = []) {
-        headerNames = Set((Self.defaultHeaders + headers).map { $0.lowercased() })
+        headerNames = Self.defaultHeaders + headers.filter { name in !Self.defaultHeaders.contains { $0.equalsIgnoringASCIICase(name) } }
         queryNames = Set(queryParameters)
         self.jsonFields = Set(jsonFields)
     }
@@ -55,10 +56,10 @@ public struct Redactor: Sendable {
     }
 
     private func redactHeaders(_ headers: HTTPHeaders, into secrets: inout [String]) -> HTTPHeaders {
-        guard headers.entries.contains(where: { headerNames.contains($0.name.lowercased()) }) else { return headers }
+        guard headers.entries.contains(where: { isSensitive($0.name) }) else { return headers }
         var redacted = HTTPHeaders()
         for (name, value) in headers.entries {
-            if headerNames.contains(name.lowercased()) {
+            if isSensitive(name) {
                 secrets += Self.secretParts(of: value, header: name)
                 redacted.add(name, Self.placeholder)
             } else {
@@ -77,6 +78,10 @@ public struct Redactor: Sendable {
             return queryNames.contains(name) ? "\(pair.split(separator: "=", maxSplits: 1).first ?? "")=\(Self.placeholder)" : String(pair)
         }
         return target[...questionMark] + redacted.joined(separator: "&")
+    }
+
+    private func isSensitive(_ name: String) -> Bool {
+        headerNames.contains { $0.equalsIgnoringASCIICase(name) }
     }
 
     /// The value, and the parts of it that travel alone: a bearer token, each cookie's value.

@@ -60,9 +60,9 @@ final class TrafficLog: Sendable {
         }
         queue.async { [self] in
             defer { queued.subtract(1, ordering: .relaxed) }
-            var line = entry.json(includeHeaders: settings.includeHeaders, includeBody: settings.includeBody).encoded
-            line += "\n"
-            append(Array(line.utf8))
+            var line = entry.json(includeHeaders: settings.includeHeaders, includeBody: settings.includeBody).encodedBytes
+            line.append(UInt8(ascii: "\n"))
+            append(line)
         }
     }
 
