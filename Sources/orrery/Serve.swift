@@ -52,6 +52,12 @@ struct Serve: ParsableCommand {
     @Flag(help: "Do not forward requests no stub answers; they get a 404 that names the closest stubs.")
     var noProxy = false
 
+    @Flag(
+        help: """
+            Replay only: never open a connection to an upstream (no forwarding, no CONNECT). A miss is a 404 naming             the closest stubs, and is kept in the journal so a test can fail on it.
+            """)
+    var offline = false
+
     @Option(help: ArgumentHelp("A PEM file of CA certificates trusted for HTTPS upstreams, besides the system's.", valueName: "file"))
     var upstreamCa: String?
 
@@ -133,6 +139,7 @@ struct Serve: ParsableCommand {
         configuration.watchIntervalMilliseconds = watchInterval
         configuration.adminToken = adminToken ?? ProcessInfo.processInfo.environment["ORRERY_ADMIN_TOKEN"]
         configuration.isProxyEnabled = !noProxy
+        configuration.isOffline = offline
         configuration.environment = env
         configuration.upstream.caFile = upstreamCa
         configuration.upstream.connectTimeoutMilliseconds = connectTimeout
@@ -166,6 +173,8 @@ struct Serve: ParsableCommand {
         if daemon.isProxying, let environments = daemon.environments {
             let summary = environments.activeSummary
             logger.info("forwarding requests no stub answers: \(summary)")
+        } else if offline {
+            logger.info("offline: no upstream connection will be opened; misses are 404s, kept in the journal")
         }
         try daemon.run {
             let index = daemon.registry.index

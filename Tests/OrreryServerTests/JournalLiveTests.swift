@@ -160,3 +160,44 @@ struct JournalLiveTests {
         }
     }
 }
+
+/// `--offline`: replay only, with a host map that would otherwise forward.
+@Suite("Offline")
+struct OfflineLiveTests {
+    @Test("no upstream connection is ever opened; a miss is a 404 naming the closest stubs, and is journaled")
+    func offline() async throws {
+        // A listener that never accepts: any connection attempt would sit in its backlog.
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0 }
+        }
+        #expect(bound && listen(listener, 16) == 0)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        _ = fcntl(listener, F_SETFL, fcntl(listener, F_GETFL) | O_NONBLOCK)
+
+        try await LiveServer.with(
+            files: ["stubs/s.json": JournalLiveTests.stubs, "config/hosts.json": hostMap([("PROD", "127.0.0.1:\(port)", "http")])],
+            configure: { $0.isOffline = true }
+        ) { (server: LiveServer) async throws in
+            #expect(try await server.request("/__admin/health").json()["proxy"] as? Bool == false)
+            let miss = try await server.request("/users/2")
+            #expect(miss.status == 404)
+            let body = try miss.json()
+            #expect(body["offline"] as? Bool == true)
+            #expect((body["message"] as? String)?.contains("offline") == true)
+            #expect(((body["closestStubs"] as? [[String: Any]])?.first?["name"] as? String) == "user")
+            let tunnel = try RawSocket.exchange(port: server.port, "CONNECT 127.0.0.1:\(port) HTTP/1.1\r\n\r\n", timeout: 2)
+            #expect(tunnel.hasPrefix("HTTP/1.1 404"))
+            #expect(try await server.request("/users/1").status == 200)
+
+            let unmatched = try await server.request("/__admin/requests/unmatched").json()
+            #expect(unmatched["total"] as? Int == 1)
+            #expect(accept(listener, nil, nil) == -1)  // nothing ever connected to the upstream
+        }
+    }
+}

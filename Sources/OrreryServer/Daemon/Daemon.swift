@@ -30,7 +30,7 @@ public final class Daemon: Sendable {
         } else {
             environments = nil
         }
-        let proxyEnvironments = configuration.isProxyEnabled ? environments : nil
+        let proxyEnvironments = configuration.isProxyEnabled && !configuration.isOffline ? environments : nil
         let serviceLogger = NetworkServiceLogger(
             journal: Journal(limits: configuration.journal),
             redactor: Redactor(
@@ -51,12 +51,13 @@ public final class Daemon: Sendable {
                     serviceLogger: serviceLogger, logger: logger)
             }
             return RequestPipeline(
-                registry: registry, admin: admin, proxy: proxy, serviceLogger: serviceLogger, logger: logger)
+                registry: registry, admin: admin, proxy: proxy, serviceLogger: serviceLogger,
+                isOffline: configuration.isOffline, logger: logger)
         }
     }
 
     /// Whether misses go to upstreams.
-    public var isProxying: Bool { configuration.isProxyEnabled && environments != nil }
+    public var isProxying: Bool { configuration.isProxyEnabled && !configuration.isOffline && environments != nil }
 
     /// The bound port.
     public var port: Int { server.port }

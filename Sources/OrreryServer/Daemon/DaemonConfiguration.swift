@@ -15,6 +15,8 @@ public struct DaemonConfiguration: Sendable {
     public var adminToken: String?
     /// Whether requests no stub answers go to the host map's upstreams (`--no-proxy` turns it off).
     public var isProxyEnabled = true
+    /// `--offline`: no upstream connection is ever opened (no forwarding, no tunnels); misses are journaled 404s.
+    public var isOffline = false
     /// `--env`: the environment chosen for every configuration that has it.
     public var environment: String?
     /// Timeouts, extra CA, DNS server for upstream requests.

@@ -12,14 +12,18 @@ final class RequestPipeline: HTTPRequestHandler {
     /// Nil when the proxy is off (no host map, or `--no-proxy`).
     private let proxy: ProxyForwarder?
     private let serviceLogger: NetworkServiceLogger
+    /// `--offline`: misses say that nothing is forwarded.
+    private let isOffline: Bool
     private let logger: Logger
     private var index: StubIndex
     private var generation: Int
     private let isDebugLogging: Bool
 
     init(
-        registry: StubRegistry, admin: AdminAPI, proxy: ProxyForwarder?, serviceLogger: NetworkServiceLogger, logger: Logger
+        registry: StubRegistry, admin: AdminAPI, proxy: ProxyForwarder?, serviceLogger: NetworkServiceLogger,
+        isOffline: Bool = false, logger: Logger
     ) {
+        self.isOffline = isOffline
         self.registry = registry
         self.admin = admin
         self.proxy = proxy
@@ -75,7 +79,7 @@ final class RequestPipeline: HTTPRequestHandler {
             return
         }
         if let proxy, proxy.forward(request, responder: responder, startedAt: startedAt) { return }
-        let miss = Self.notFound(request, nearMisses: index.nearMisses(request))
+        let miss = Self.notFound(request, nearMisses: index.nearMisses(request), offline: isOffline)
         let body = miss.body
         if isCapturing {
             serviceLogger.log(
@@ -95,14 +99,13 @@ final class RequestPipeline: HTTPRequestHandler {
             proxy.tunnel(request, responder: responder)
             return
         }
-        let error = ErrorResponse(
-            .Code404NotFound,
-            message: "CONNECT \(request.target) is not tunnelled: forwarding is off (--no-proxy, or no host map).")
+        let reason = isOffline ? "Orrery is offline (--offline)" : "forwarding is off (--no-proxy, or no host map)"
+        let error = ErrorResponse(.Code404NotFound, message: "CONNECT \(request.target) is not tunnelled: \(reason).")
         responder.send(status: error.status, headers: error.headers, body: error.body)
     }
 
     /// The 404 for a request no stub answers: the request as seen, and the closest stubs with what differed.
-    static func notFound(_ request: HTTPRequest, nearMisses: [StubIndex.NearMiss]) -> ErrorResponse {
+    static func notFound(_ request: HTTPRequest, nearMisses: [StubIndex.NearMiss], offline: Bool = false) -> ErrorResponse {
         let closest: [JSONValue] = nearMisses.map { miss in
             .object([
                 ("id", .string(miss.stub.stub.id)),
@@ -117,6 +120,7 @@ final class RequestPipeline: HTTPRequestHandler {
             message += difference.name.map { " '\($0)'" } ?? ""
             message += " differs (expected \(difference.expected))."
         }
+        if offline { message += " Orrery is offline (--offline): nothing is forwarded to an upstream." }
         return ErrorResponse(
             .Code404NotFound, message: message,
             details: [
@@ -128,6 +132,6 @@ final class RequestPipeline: HTTPRequestHandler {
                     ])
                 ),
                 ("closestStubs", .array(closest)),
-            ])
+            ] + (offline ? [("offline", .bool(true))] : []))
     }
 }
