@@ -71,7 +71,7 @@ public final class EventLoop: @unchecked Sendable {
     /// Runs `job` once on this loop after a delay. Call on the loop's thread.
     public func schedule(afterMilliseconds milliseconds: Int, _ job: @escaping () -> Void) {
         let box = Unmanaged.passRetained(JobBox(job)).toOpaque()
-        var delay = timeval(tv_sec: milliseconds / 1000, tv_usec: (milliseconds % 1000) * 1000)
+        var delay = timeval(milliseconds: milliseconds)
         if event_base_once(base, -1, Int16(EV_TIMEOUT), Trampolines.runOnce, box, &delay) != 0 {
             Unmanaged<JobBox>.fromOpaque(box).release()
         }
@@ -81,7 +81,7 @@ public final class EventLoop: @unchecked Sendable {
     /// events with the same delay sit in one queue instead of the timer heap. Call on the loop's thread.
     func commonTimeout(milliseconds: Int) -> UnsafePointer<timeval>? {
         if let known = commonTimeouts[milliseconds] { return known }
-        var delay = timeval(tv_sec: milliseconds / 1000, tv_usec: (milliseconds % 1000) * 1000)
+        var delay = timeval(milliseconds: milliseconds)
         guard let marker = event_base_init_common_timeout(base, &delay) else { return nil }
         commonTimeouts[milliseconds] = marker
         return marker

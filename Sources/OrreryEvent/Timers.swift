@@ -1,4 +1,12 @@
 import CLibevent
+import Glibc
+
+extension timeval {
+    /// A libevent delay of `milliseconds`.
+    init(milliseconds: Int) {
+        self.init(tv_sec: milliseconds / 1000, tv_usec: (milliseconds % 1000) * 1000)
+    }
+}
 
 /// A callback on an event loop every interval, until cancelled.
 public final class RepeatingTimer {
@@ -12,7 +20,7 @@ public final class RepeatingTimer {
         guard let event = event_new(loop.base, -1, Int16(EV_PERSIST), Trampolines.timerFired, context) else {
             throw EventError("event_new failed for a timer")
         }
-        var interval = timeval(tv_sec: intervalMilliseconds / 1000, tv_usec: (intervalMilliseconds % 1000) * 1000)
+        var interval = timeval(milliseconds: intervalMilliseconds)
         event_add(event, &interval)
         self.event = event
     }
@@ -49,7 +57,7 @@ final class OneShotTimer {
         if let marker = loop.commonTimeout(milliseconds: milliseconds) {
             event_add(event, marker)
         } else {
-            var delay = timeval(tv_sec: milliseconds / 1000, tv_usec: (milliseconds % 1000) * 1000)
+            var delay = timeval(milliseconds: milliseconds)
             event_add(event, &delay)
         }
     }

@@ -65,7 +65,7 @@ final class Tunnel {
     private func connect(to address: String) {
         var storage = sockaddr_storage()
         var length = Int32(MemoryLayout<sockaddr_storage>.size)
-        let written = address.contains(":") ? "[\(address)]:\(target.port)" : "\(address):\(target.port)"
+        let written = ConnectTarget(host: address, port: target.port).description
         let parsed = withUnsafeMutablePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { evutil_parse_sockaddr_port(written, $0, &length) }
         }

@@ -121,9 +121,7 @@ public final class UpstreamClient {
         else { return nil }
         // No retries: a request is sent once, and a failure is reported as it happened.
         evhttp_connection_set_retries(connection, 0)
-        var timeout = timeval(
-            tv_sec: configuration.responseTimeoutMilliseconds / 1000,
-            tv_usec: (configuration.responseTimeoutMilliseconds % 1000) * 1000)
+        var timeout = timeval(milliseconds: configuration.responseTimeoutMilliseconds)
         evhttp_connection_set_timeout_tv(connection, &timeout)
         let wrapper = UpstreamConnection(key: key, connection: connection, isTLS: upstream.scheme == "https", client: self)
         evhttp_connection_set_closecb(connection, Trampolines.upstreamConnectionClosed, Unmanaged.passUnretained(wrapper).toOpaque())

@@ -97,6 +97,14 @@ struct RedactorTests {
         #expect(redacted.request.bodyText == #"{"user": "ada", "password": "[REDACTED]"}"#)
     }
 
+    @Test("scrubbing replaces every occurrence, near misses of the first byte included, and copies nothing otherwise")
+    func scrub() {
+        let needles = [Array("abcdef".utf8)]
+        #expect(Redactor.scrub("aab abcde abcdefabcdef-xabcdefy", needles) == "aab abcde [REDACTED][REDACTED]-x[REDACTED]y")
+        #expect(Redactor.scrub("nothing here", needles) == "nothing here")
+        #expect(Array("abcde".utf8).withUnsafeBytes { Redactor.scrubbed($0, needles) } == nil)
+    }
+
     @Test("an exchange without secrets is left as it was")
     func untouched() {
         let entry = JournalTests.entry("/plain?q=1", headers: ["Accept": "*/*"], body: "hello")

@@ -167,17 +167,11 @@ struct OfflineLiveTests {
     @Test("no upstream connection is ever opened; a miss is a 404 naming the closest stubs, and is journaled")
     func offline() async throws {
         // A listener that never accepts: any connection attempt would sit in its backlog.
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let socket = try LoopbackSocket()
+        let listener = socket.descriptor
+        let port = socket.port
         defer { close(listener) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0 }
-        }
-        #expect(bound && listen(listener, 16) == 0)
-        let port = Int(UInt16(bigEndian: address.sin_port))
+        #expect(listen(listener, 16) == 0)
         _ = fcntl(listener, F_SETFL, fcntl(listener, F_GETFL) | O_NONBLOCK)
 
         try await LiveServer.with(

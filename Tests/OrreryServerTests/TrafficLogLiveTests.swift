@@ -16,8 +16,7 @@ struct TrafficLogLiveTests {
 
     @Test("--log-traffic writes one redacted JSON line per exchange, with the journal's ids, as it goes")
     func flagStartsTheLog() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("orrery-traffic-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try TemporaryFolder.make(files: [:])
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("traffic.jsonl").path
         try await LiveServer.with(files: ["stubs/s.json": Self.stubs], configure: { $0.trafficLog = TrafficLogSettings(path: path) }) {
@@ -40,8 +39,7 @@ struct TrafficLogLiveTests {
 
     @Test("start and stop through the admin API, without headers or bodies when asked; rotated by size")
     func adminAndRotation() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("orrery-traffic-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try TemporaryFolder.make(files: [:])
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("t.jsonl").path
         try await LiveServer.with(files: ["stubs/s.json": Self.stubs]) { (server: LiveServer) async throws in

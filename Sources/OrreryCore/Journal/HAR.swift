@@ -78,20 +78,9 @@ public enum HAR {
         return [("text", .string(Data(body).base64EncodedString())), ("encoding", .string("base64"))]
     }
 
+    /// The journal's own account of who answered, under the entry's id.
     private static func orreryFacts(_ entry: JournalEntry) -> JSONValue {
-        var members: [(String, JSONValue)] = [("id", .string(String(entry.id)))]
-        switch entry.outcome {
-        case .stub(let id, let name, let source):
-            members.append(("stub", .object([("id", .string(id)), ("name", .string(name)), ("source", .string(source))])))
-        case .proxied(let environment, let upstream, let error):
-            members.append(
-                ("proxied", .object([("environment", .string(environment)), ("upstream", .string(upstream)), ("error", .string(error))])))
-        case .unmatched:
-            members.append(("matched", .bool(false)))
-        case .rejected(let reason):
-            members.append(("rejected", .string(reason)))
-        }
-        return .object(members)
+        .object([("id", .string(String(entry.id)))] + entry.outcomeMembers)
     }
 
     /// HAR wants absolute URLs: the request's own when it sent one, else `http://` + its host + its target.

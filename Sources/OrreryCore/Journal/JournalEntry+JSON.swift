@@ -36,7 +36,8 @@ extension JournalEntry {
         return .object(members)
     }
 
-    private var outcomeMembers: [(String, JSONValue)] {
+    /// Who answered: `matched` and the stub, the upstream tried, the closest stubs of a miss, or why it was refused.
+    var outcomeMembers: [(String, JSONValue)] {
         switch outcome {
         case .stub(let id, let name, let source):
             return [
@@ -44,8 +45,9 @@ extension JournalEntry {
                 ("stub", .object([("id", .string(id)), ("name", .string(name)), ("source", .string(source))])),
             ]
         case .proxied(let environment, let upstream, let error):
-            var proxy: [(String, JSONValue)] = [("environment", .string(environment)), ("upstream", .string(upstream))]
-            if let error { proxy.append(("error", .string(error))) }
+            let proxy: [(String, JSONValue)] = [
+                ("environment", .string(environment)), ("upstream", .string(upstream)), ("error", .string(error)),
+            ]
             return [("matched", .bool(false)), ("proxied", .object(proxy))]
         case .unmatched(let closest):
             return [("matched", .bool(false)), ("closestStubs", closest)]

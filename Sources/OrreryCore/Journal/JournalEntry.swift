@@ -33,7 +33,7 @@ public struct JournalEntry: Sendable {
     /// Who answered.
     public enum Outcome: Sendable {
         /// A stub (its id, name and source, for the reader).
-        case stub(id: String, name: String, source: String)
+        case stub(id: String, name: String?, source: String)
         /// The upstream of an environment; `error` is the failure kind when it was not reached.
         case proxied(environment: String?, upstream: String, error: String?)
         /// No stub and no upstream: a 404, with the closest stubs as its body listed them.

@@ -1,3 +1,5 @@
+import Glibc
+
 /// Replaces secrets with a placeholder before an exchange is kept, logged, exported or recorded.
 ///
 /// Sensitive headers (`Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie` and configured names),
@@ -37,7 +39,7 @@ public struct Redactor: Sendable {
                 body: entry.request.body)
         }
         if !jsonFields.isEmpty {
-            secrets += jsonSecrets(entry.request.body) + entry.response.body.withUnsafeBytes { jsonSecrets(Array($0)) }
+            secrets += jsonSecrets(entry.request.body) + entry.response.body.withUnsafeBytes { jsonSecrets($0) }
         }
         let scrubbed = Set(secrets.filter { $0.utf8.count >= Self.minimumScrubbedLength }).sorted { $0.count > $1.count }
         guard !scrubbed.isEmpty else { return entry }
@@ -46,10 +48,8 @@ public struct Redactor: Sendable {
             method: entry.request.method, target: Self.scrub(entry.request.target, needles),
             headers: Self.scrub(entry.request.headers, needles), body: Self.scrub(entry.request.body, needles))
         entry.response.headers = Self.scrub(entry.response.headers, needles)
-        let responseBody = entry.response.body.withUnsafeBytes { Array($0) }
-        let scrubbedBody = Self.scrub(responseBody, needles)
-        if scrubbedBody != responseBody {
-            entry.response.bodySize += scrubbedBody.count - responseBody.count
+        if let scrubbedBody = entry.response.body.withUnsafeBytes({ Self.scrubbed($0, needles) }) {
+            entry.response.bodySize += scrubbedBody.count - entry.response.body.count
             entry.response.body = Payload(scrubbedBody)
         }
         return entry
@@ -102,7 +102,7 @@ public struct Redactor: Sendable {
     }
 
     /// String values of configured fields anywhere in a JSON body.
-    private func jsonSecrets(_ body: [UInt8]) -> [String] {
+    private func jsonSecrets(_ body: some Collection<UInt8>) -> [String] {
         guard let first = body.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }),
             first == UInt8(ascii: "{") || first == UInt8(ascii: "["), let value = try? JSONValue.parse(body)
         else { return [] }
@@ -130,39 +130,60 @@ public struct Redactor: Sendable {
     }
 
     static func scrub(_ text: String, _ needles: [[UInt8]]) -> String {
-        let bytes = Array(text.utf8)
-        let scrubbed = scrub(bytes, needles)
-        return scrubbed == bytes ? text : String(decoding: scrubbed, as: UTF8.self)
+        var text = text
+        guard let scrubbed = text.withUTF8({ scrubbed(UnsafeRawBufferPointer($0), needles) }) else { return text }
+        return String(decoding: scrubbed, as: UTF8.self)
     }
 
     static func scrub(_ headers: HTTPHeaders, _ needles: [[UInt8]]) -> HTTPHeaders {
         HTTPHeaders(headers.entries.map { ($0.name, scrub($0.value, needles)) })
     }
 
-    /// `bytes` with every occurrence of each needle replaced by the placeholder.
     static func scrub(_ bytes: [UInt8], _ needles: [[UInt8]]) -> [UInt8] {
-        var current = bytes
-        let placeholder = Array(placeholder.utf8)
-        for needle in needles where !needle.isEmpty && current.count >= needle.count {
-            var output: [UInt8] = []
-            var index = 0
-            var replaced = false
-            let last = current.count - needle.count
-            while index <= last {
-                if current[index] == needle[0] && current[index..<(index + needle.count)].elementsEqual(needle) {
-                    output += placeholder
-                    index += needle.count
-                    replaced = true
-                } else {
-                    output.append(current[index])
-                    index += 1
-                }
-            }
-            if replaced {
-                output += current[index...]
-                current = output
-            }
+        bytes.withUnsafeBytes { scrubbed($0, needles) } ?? bytes
+    }
+
+    private static let placeholderBytes = Array(placeholder.utf8)
+
+    /// `bytes` with every occurrence of each needle replaced by the placeholder; nil when none occurs, so that the
+    /// usual case (a token that appears nowhere else) reads the bytes once and copies nothing.
+    static func scrubbed(_ bytes: UnsafeRawBufferPointer, _ needles: [[UInt8]]) -> [UInt8]? {
+        var current: [UInt8]?
+        for needle in needles {
+            let replaced = current.map { text in text.withUnsafeBytes { replacing(needle, in: $0) } } ?? replacing(needle, in: bytes)
+            if let replaced { current = replaced }
         }
         return current
+    }
+
+    private static func replacing(_ needle: [UInt8], in haystack: UnsafeRawBufferPointer) -> [UInt8]? {
+        guard !needle.isEmpty else { return nil }
+        var output: [UInt8]?
+        var offset = 0
+        while let index = firstIndex(of: needle, in: haystack, from: offset) {
+            if output == nil { output = Array(haystack[..<index]) } else { output?.append(contentsOf: haystack[offset..<index]) }
+            output?.append(contentsOf: placeholderBytes)
+            offset = index + needle.count
+        }
+        output?.append(contentsOf: haystack[offset...])
+        return output
+    }
+
+    /// Where `needle` next starts in `haystack` at or after `start`: memchr for its first byte, memcmp for the rest.
+    private static func firstIndex(of needle: [UInt8], in haystack: UnsafeRawBufferPointer, from start: Int) -> Int? {
+        guard let base = haystack.baseAddress else { return nil }
+        var position = start
+        return needle.withUnsafeBytes { wanted in
+            guard let wantedBase = wanted.baseAddress else { return nil }
+            while position + wanted.count <= haystack.count {
+                guard let hit = memchr(base + position, Int32(wanted[0]), haystack.count - wanted.count + 1 - position) else {
+                    return nil
+                }
+                let index = base.distance(to: UnsafeRawPointer(hit))
+                if memcmp(hit, wantedBase, wanted.count) == 0 { return index }
+                position = index + 1
+            }
+            return nil
+        }
     }
 }

@@ -78,14 +78,11 @@ extension AdminAPI {
     /// A request pattern from the body: a stub's `request` section, bare or as `{"request": {...}}`.
     private func requestPattern(_ request: HTTPRequest) -> Result<RequestPattern, AdminReply> {
         let node: SourceNode
-        do {
-            node = try StubLoader.parse(request.body, isJSON: true)
-        } catch {
-            let source = SourceError(file: "request body", line: error.line, message: error.message)
-            return .failure(.sourceErrors(SourceErrors([source]), message: "The body is not valid JSON."))
+        switch parseBody(request) {
+        case .success(let parsed): node = parsed
+        case .failure(let reply): return .failure(reply)
         }
-        let root = URL(fileURLWithPath: registry.loader.root)
-        var decoder = StubDecoder(displayPath: "request body", directory: root, stubsRoot: root, makeID: { _ in "" })
+        var decoder = bodyDecoder(makeID: { _ in "" })
         let pattern = decoder.decodeRequestPattern(node["request"] ?? node)
         guard decoder.errors.isEmpty else {
             return .failure(.sourceErrors(SourceErrors(decoder.errors), message: "The request pattern is not valid."))

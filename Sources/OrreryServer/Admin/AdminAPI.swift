@@ -8,7 +8,7 @@ import OrreryEvent
 final class AdminAPI: Sendable {
     static let prefix = "/__admin"
 
-    let registry: StubRegistry
+    private let registry: StubRegistry
     private let environments: EnvironmentRegistry?
     let serviceLogger: NetworkServiceLogger
     /// Whether misses are forwarded (a host map, and no `--no-proxy`).
@@ -80,9 +80,9 @@ final class AdminAPI: Sendable {
         case ("GET", "requests", 2) where parts[1] == "unmatched": return unmatchedRequests(request)
         case ("POST", "requests", 2) where parts[1] == "count": return countRequests(request)
         case ("POST", "requests", 2) where parts[1] == "find": return findRequests(request)
-        case ("GET", "requests", 2) where parts[1] != "count" && parts[1] != "find": return journalEntry(id: parts[1])
-        case (_, "requests", 1): return .methodNotAllowed(request, allowed: "GET, DELETE")
         case (_, "requests", 2) where parts[1] == "count" || parts[1] == "find": return .methodNotAllowed(request, allowed: "POST")
+        case ("GET", "requests", 2): return journalEntry(id: parts[1])
+        case (_, "requests", 1): return .methodNotAllowed(request, allowed: "GET, DELETE")
         case (_, "requests", 2): return .methodNotAllowed(request, allowed: "GET")
         case ("POST", "logging", 2) where parts[1] == "start": return startLogging(request)
         case ("POST", "logging", 2) where parts[1] == "stop": return stopLogging()
@@ -186,18 +186,30 @@ final class AdminAPI: Sendable {
         return .json(environments.json)
     }
 
-    /// Parses a stub from a request body (the stub-file format, as JSON).
-    private func decodeStub(_ request: HTTPRequest, id: String?) -> Result<Stub, AdminReply> {
-        let node: SourceNode
+    /// A request body parsed as JSON for the stub decoder, or the 422 that says where it is not JSON.
+    func parseBody(_ request: HTTPRequest) -> Result<SourceNode, AdminReply> {
         do {
-            node = try StubLoader.parse(request.body, isJSON: true)
+            return .success(try StubLoader.parse(request.body, isJSON: true))
         } catch {
             let source = SourceError(file: "request body", line: error.line, message: error.message)
             return .failure(.sourceErrors(SourceErrors([source]), message: "The body is not valid JSON."))
         }
+    }
+
+    /// A decoder for stub-file JSON sent in a request body; `bodyFile` paths resolve in the stubs folder.
+    func bodyDecoder(makeID: @escaping (Int) -> String) -> StubDecoder {
         let root = URL(fileURLWithPath: registry.loader.root)
-        var decoder = StubDecoder(
-            displayPath: "request body", directory: root, stubsRoot: root, makeID: { _ in id ?? StubID.random() })
+        return StubDecoder(displayPath: "request body", directory: root, stubsRoot: root, makeID: makeID)
+    }
+
+    /// Parses a stub from a request body (the stub-file format, as JSON).
+    private func decodeStub(_ request: HTTPRequest, id: String?) -> Result<Stub, AdminReply> {
+        let node: SourceNode
+        switch parseBody(request) {
+        case .success(let parsed): node = parsed
+        case .failure(let reply): return .failure(reply)
+        }
+        var decoder = bodyDecoder(makeID: { _ in id ?? StubID.random() })
         guard var stub = decoder.decodeSingle(node), decoder.errors.isEmpty else {
             return .failure(.sourceErrors(SourceErrors(decoder.errors), message: "The stub is not valid."))
         }

@@ -30,7 +30,7 @@ public final class Daemon: Sendable {
         } else {
             environments = nil
         }
-        let proxyEnvironments = configuration.isProxyEnabled && !configuration.isOffline ? environments : nil
+        let proxyEnvironments = configuration.forwardsMisses ? environments : nil
         let serviceLogger = NetworkServiceLogger(
             journal: Journal(limits: configuration.journal),
             redactor: Redactor(
@@ -57,7 +57,7 @@ public final class Daemon: Sendable {
     }
 
     /// Whether misses go to upstreams.
-    public var isProxying: Bool { configuration.isProxyEnabled && !configuration.isOffline && environments != nil }
+    public var isProxying: Bool { configuration.forwardsMisses && environments != nil }
 
     /// The bound port.
     public var port: Int { server.port }

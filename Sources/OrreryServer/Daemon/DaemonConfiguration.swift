@@ -17,6 +17,9 @@ public struct DaemonConfiguration: Sendable {
     public var isProxyEnabled = true
     /// `--offline`: no upstream connection is ever opened (no forwarding, no tunnels); misses are journaled 404s.
     public var isOffline = false
+
+    /// Whether misses may go to the host map's upstreams, if there is a host map.
+    var forwardsMisses: Bool { isProxyEnabled && !isOffline }
     /// `--env`: the environment chosen for every configuration that has it.
     public var environment: String?
     /// Timeouts, extra CA, DNS server for upstream requests.

@@ -50,19 +50,16 @@ final class RequestPipeline: HTTPRequestHandler {
             tunnel(request, responder: responder)
             return
         }
-        let isCapturing = serviceLogger.isCapturing
-        let startedAt = isCapturing ? Date() : .distantPast
+        let startedAt = serviceLogger.isCapturing ? Date() : .distantPast
         let index = currentIndex
         if let entry = index.lookup(request) {
             let prepared = entry.response
-            if isCapturing {
-                // The journal keeps the body as the stub gives it, whichever encoding went out.
-                let stub = entry.stub
-                serviceLogger.log(
-                    request, clientAddress: responder.remoteAddress, startedAt: startedAt,
-                    response: serviceLogger.capture(status: prepared.status, headers: prepared.headers, body: prepared.body),
-                    outcome: .stub(id: stub.id, name: stub.name ?? "", source: stub.location?.description ?? "admin API"))
-            }
+            // The journal keeps the body as the stub gives it, whichever encoding goes out.
+            let stub = entry.stub
+            serviceLogger.log(
+                request, responder: responder, startedAt: startedAt, status: prepared.status, headers: prepared.headers,
+                body: prepared.body,
+                outcome: .stub(id: stub.id, name: stub.name, source: stub.location?.description ?? "admin API"))
             let isGzip = prepared.gzipBody != nil && PreparedResponse.acceptsGzip(request.headers["Accept-Encoding"])
             let headers = isGzip ? prepared.gzipHeaders : prepared.headers
             let body = isGzip ? prepared.gzipBody ?? prepared.body : prepared.body
@@ -79,14 +76,13 @@ final class RequestPipeline: HTTPRequestHandler {
             return
         }
         if let proxy, proxy.forward(request, responder: responder, startedAt: startedAt) { return }
-        let miss = Self.notFound(request, nearMisses: index.nearMisses(request), offline: isOffline)
+        let nearMisses = index.nearMisses(request)
+        let closest = Self.closestStubs(nearMisses)
+        let miss = Self.notFound(request, nearMisses: nearMisses, closest: closest, offline: isOffline)
         let body = miss.body
-        if isCapturing {
-            serviceLogger.log(
-                request, clientAddress: responder.remoteAddress, startedAt: startedAt,
-                response: serviceLogger.capture(status: miss.status, headers: miss.headers, body: Payload(body)),
-                outcome: .unmatched(closestStubs: miss.details.first { $0.0 == "closestStubs" }?.1 ?? .array([])))
-        }
+        serviceLogger.log(
+            request, responder: responder, startedAt: startedAt, status: miss.status, headers: miss.headers,
+            body: Payload(body), outcome: .unmatched(closestStubs: closest))
         responder.send(status: miss.status, headers: miss.headers, body: body)
         if isDebugLogging {
             logger.debug("\(request.method) \(request.target) -> 404, no stub matched")
@@ -105,15 +101,22 @@ final class RequestPipeline: HTTPRequestHandler {
     }
 
     /// The 404 for a request no stub answers: the request as seen, and the closest stubs with what differed.
-    static func notFound(_ request: HTTPRequest, nearMisses: [StubIndex.NearMiss], offline: Bool = false) -> ErrorResponse {
-        let closest: [JSONValue] = nearMisses.map { miss in
-            .object([
-                ("id", .string(miss.stub.stub.id)),
-                ("name", .string(miss.stub.stub.name)),
-                ("source", .string(miss.stub.stub.location?.description ?? "admin API")),
-                ("differences", .array(miss.mismatches.map(\.json))),
-            ])
-        }
+    /// The closest stubs to a miss, with what differed: in the 404's body and in the journal.
+    static func closestStubs(_ nearMisses: [StubIndex.NearMiss]) -> JSONValue {
+        .array(
+            nearMisses.map { miss in
+                .object([
+                    ("id", .string(miss.stub.stub.id)),
+                    ("name", .string(miss.stub.stub.name)),
+                    ("source", .string(miss.stub.stub.location?.description ?? "admin API")),
+                    ("differences", .array(miss.mismatches.map(\.json))),
+                ])
+            })
+    }
+
+    static func notFound(
+        _ request: HTTPRequest, nearMisses: [StubIndex.NearMiss], closest: JSONValue, offline: Bool = false
+    ) -> ErrorResponse {
         var message = "No stub matches \(request.method) \(request.pathAndQuery)."
         if let first = nearMisses.first, let difference = first.mismatches.first {
             message += " Closest: \(first.stub.stub.label), whose \(difference.field)"
@@ -131,7 +134,7 @@ final class RequestPipeline: HTTPRequestHandler {
                         ("query", .string(String(request.rawQuery))), ("host", .string(request.host)),
                     ])
                 ),
-                ("closestStubs", .array(closest)),
+                ("closestStubs", closest),
             ] + (offline ? [("offline", .bool(true))] : []))
     }
 }

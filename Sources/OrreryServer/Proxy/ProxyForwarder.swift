@@ -56,12 +56,9 @@ final class ProxyForwarder {
                     // A HEAD answer has no body, so its length is the upstream's to state.
                     headers.add("Content-Length", length)
                 }
-                if self.serviceLogger.isCapturing {
-                    self.serviceLogger.log(
-                        request, clientAddress: responder.remoteAddress, startedAt: startedAt,
-                        response: self.serviceLogger.capture(status: response.status, headers: headers, body: response.body),
-                        outcome: .proxied(environment: upstream.environmentKey, upstream: upstream.origin, error: nil))
-                }
+                self.serviceLogger.log(
+                    request, responder: responder, startedAt: startedAt, status: response.status, headers: headers,
+                    body: response.body, outcome: .proxied(environment: upstream.environmentKey, upstream: upstream.origin, error: nil))
                 responder.send(status: response.status, reason: response.reason, headers: headers, body: response.body)
                 logger.debug(
                     "\(request.method) \(request.target) -> \(response.status) from \(upstream.environmentKey ?? "direct") \(upstream.origin) in \(ContinuousClock.now - started)")
@@ -127,11 +124,10 @@ final class ProxyForwarder {
         var headers = error.headers
         headers.add("X-Orrery-Error", kind)
         let body = error.body
-        if let journal, serviceLogger.isCapturing {
+        if let journal {
             serviceLogger.log(
-                journal.request, clientAddress: responder.remoteAddress, startedAt: journal.startedAt,
-                response: serviceLogger.capture(status: error.status, headers: headers, body: Payload(body)),
-                outcome: journal.outcome)
+                journal.request, responder: responder, startedAt: journal.startedAt, status: error.status, headers: headers,
+                body: Payload(body), outcome: journal.outcome)
         }
         responder.send(status: error.status, headers: headers, body: body)
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import OrreryCore
+import OrreryEvent
 import Synchronization
 
 /// Where every exchange goes once it is answered (Astro's NetworkServiceLogger, grown up): redacted once, then kept
@@ -24,30 +25,27 @@ final class NetworkServiceLogger: Sendable {
     /// Whether exchanges are captured at all; when false the request path skips building entries.
     var isCapturing: Bool { journal.limits.isEnabled || isTrafficLogging.load(ordering: .relaxed) }
 
-    /// Captures an answered exchange. Call before the response is handed to the server, so that a client that
-    /// has its answer finds the exchange in the journal.
+    /// Captures an answered exchange: the response about to be sent to `responder`'s client. Call before handing
+    /// the response to the server, so that a client that has its answer finds the exchange in the journal. Costs
+    /// one check when nothing captures.
     func log(
-        _ request: HTTPRequest, clientAddress: String, startedAt: Date, response: CapturedResponse,
-        outcome: JournalEntry.Outcome
+        _ request: HTTPRequest, responder: Responder, startedAt: Date, status: Int, headers: HTTPHeaders,
+        body: @autoclosure () -> Payload, outcome: @autoclosure () -> JournalEntry.Outcome
     ) {
         guard isCapturing else { return }
         let limit = journal.limits.maximumBodyBytes
+        let response = CapturedResponse(status: status, headers: headers, body: body(), limit: limit)
         var captured = request
         if captured.body.count > limit { captured.body = Array(captured.body.prefix(limit)) }
         var entry = redactor.redact(
             JournalEntry(
                 startedAt: startedAt, durationMicroseconds: max(0, Int(Date().timeIntervalSince(startedAt) * 1_000_000)),
-                request: captured, requestBodySize: request.body.count, clientAddress: clientAddress, response: response,
-                outcome: outcome))
+                request: captured, requestBodySize: request.body.count, clientAddress: responder.remoteAddress,
+                response: response, outcome: outcome()))
         entry.id = journal.record(entry)
         if isTrafficLogging.load(ordering: .relaxed), let log = trafficLog.withLock({ $0 }) {
             log.write(entry)
         }
-    }
-
-    /// A response's capture under the journal's body limit.
-    func capture(status: Int, headers: HTTPHeaders, body: Payload) -> CapturedResponse {
-        CapturedResponse(status: status, headers: headers, body: body, limit: journal.limits.maximumBodyBytes)
     }
 
     // MARK: - Traffic log
