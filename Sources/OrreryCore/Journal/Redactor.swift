@@ -44,9 +44,14 @@ public struct Redactor: Sendable {
         let scrubbed = Set(secrets.filter { $0.utf8.count >= Self.minimumScrubbedLength }).sorted { $0.count > $1.count }
         guard !scrubbed.isEmpty else { return entry }
         let needles = scrubbed.map { Array($0.utf8) }
-        entry.request = HTTPRequest(
-            method: entry.request.method, target: Self.scrub(entry.request.target, needles),
-            headers: Self.scrub(entry.request.headers, needles), body: Self.scrub(entry.request.body, needles))
+        // Only what contains a secret is rebuilt: the request is parsed again only when its target changes.
+        let target = Self.scrub(entry.request.target, needles)
+        if target != entry.request.target {
+            entry.request = HTTPRequest(
+                method: entry.request.method, target: target, headers: entry.request.headers, body: entry.request.body)
+        }
+        entry.request.headers = Self.scrub(entry.request.headers, needles)
+        entry.request.body = Self.scrub(entry.request.body, needles)
         entry.response.headers = Self.scrub(entry.response.headers, needles)
         if let scrubbedBody = entry.response.body.withUnsafeBytes({ Self.scrubbed($0, needles) }) {
             entry.response.bodySize += scrubbedBody.count - entry.response.body.count
@@ -136,7 +141,12 @@ public struct Redactor: Sendable {
     }
 
     static func scrub(_ headers: HTTPHeaders, _ needles: [[UInt8]]) -> HTTPHeaders {
-        HTTPHeaders(headers.entries.map { ($0.name, scrub($0.value, needles)) })
+        var scrubbed = headers
+        for (index, entry) in headers.entries.enumerated() {
+            let value = scrub(entry.value, needles)
+            if value != entry.value { scrubbed.entries[index].value = value }
+        }
+        return scrubbed
     }
 
     static func scrub(_ bytes: [UInt8], _ needles: [[UInt8]]) -> [UInt8] {
