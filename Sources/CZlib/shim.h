@@ -3,10 +3,14 @@
 
 #include <zlib.h>
 
-// deflateInit2 is a function-like macro, which Swift cannot see.
+// deflateInit2 and inflateInit2 are function-like macros, which Swift cannot see.
 static inline int CZlib_deflateInit2(z_streamp stream, int level, int method, int windowBits, int memLevel,
                                      int strategy) {
     return deflateInit2(stream, level, method, windowBits, memLevel, strategy);
+}
+
+static inline int CZlib_inflateInit2(z_streamp stream, int windowBits) {
+    return inflateInit2(stream, windowBits);
 }
 
 #endif

@@ -2,7 +2,7 @@ import Testing
 @testable import OrreryCore
 
 /// A stand-in for zlib: "compresses" to the first half of the bytes.
-let halvingCompressor: @Sendable ([UInt8]) -> [UInt8]? = { bytes in Array(bytes.prefix(bytes.count / 2)) }
+let halvingCompressor: @Sendable ([UInt8], ContentCoding) -> [UInt8]? = { bytes, _ in Array(bytes.prefix(bytes.count / 2)) }
 
 /// Bytes of text that are worth compressing.
 func textBody(_ count: Int) -> [UInt8] {
@@ -29,18 +29,18 @@ struct PreparedResponseTests {
     func gzipVariant() throws {
         let definition = ResponseDefinition(headers: ["Content-Type": "application/json"], body: textBody(300))
         let prepared = PreparedResponse(definition, compress: halvingCompressor)
-        let gzipBody = try #require(prepared.gzipBody)
-        #expect(gzipBody.count == 150)
+        let encodedBody = try #require(prepared.encodedBody)
+        #expect(encodedBody.count == 150)
         #expect(prepared.body.bytes == definition.body)
         #expect(prepared.headers.lines == ["Content-Type: application/json", "Vary: Accept-Encoding"])
-        #expect(prepared.gzipHeaders.lines == ["Content-Type: application/json", "Vary: Accept-Encoding", "Content-Encoding: gzip"])
+        #expect(prepared.encodedHeaders.lines == ["Content-Type: application/json", "Vary: Accept-Encoding", "Content-Encoding: gzip"])
     }
 
     @Test("Exactly the minimum size is compressed")
     func minimumSize() {
         let prepared = PreparedResponse(
             ResponseDefinition(body: textBody(PreparedResponse.minimumCompressibleSize)), compress: halvingCompressor)
-        #expect(prepared.gzipBody != nil)
+        #expect(prepared.encodedBody != nil)
     }
 
     @Test("An existing Vary: Accept-Encoding is not repeated")
@@ -55,7 +55,7 @@ struct PreparedResponseTests {
     func otherVary() {
         let prepared = PreparedResponse(
             ResponseDefinition(headers: ["Vary": "Origin"], body: textBody(300)), compress: halvingCompressor)
-        #expect(prepared.gzipBody != nil)
+        #expect(prepared.encodedBody != nil)
         let vary = prepared.headers.all(named: "Vary").joined(separator: ",").lowercased()
         #expect(vary.contains("accept-encoding"))
     }
@@ -64,7 +64,7 @@ struct PreparedResponseTests {
     struct PlainCase: Sendable, CustomTestStringConvertible {
         var testDescription: String
         var definition: ResponseDefinition
-        var compress: (@Sendable ([UInt8]) -> [UInt8]?)? = halvingCompressor
+        var compress: (@Sendable ([UInt8], ContentCoding) -> [UInt8]?)? = halvingCompressor
     }
 
     static let plainCases: [PlainCase] = [
@@ -73,13 +73,13 @@ struct PreparedResponseTests {
         PlainCase(testDescription: "empty body", definition: ResponseDefinition()),
         PlainCase(
             testDescription: "compressor gives up", definition: ResponseDefinition(body: textBody(300)),
-            compress: { _ in nil }),
+            compress: { _, _ in nil }),
         PlainCase(
             testDescription: "compressed barely smaller", definition: ResponseDefinition(body: textBody(300)),
-            compress: { Array($0.dropLast(10)) }),
+            compress: { bytes, _ in Array(bytes.dropLast(10)) }),
         PlainCase(
             testDescription: "compressed larger", definition: ResponseDefinition(body: textBody(300)),
-            compress: { $0 + $0 }),
+            compress: { bytes, _ in bytes + bytes }),
         PlainCase(
             testDescription: "image", definition: ResponseDefinition(headers: ["Content-Type": "image/png"], body: textBody(300))),
         PlainCase(
@@ -93,16 +93,16 @@ struct PreparedResponseTests {
     @Test("No gzip variant", arguments: plainCases)
     func noGzip(plain: PlainCase) {
         let prepared = PreparedResponse(plain.definition, compress: plain.compress)
-        #expect(prepared.gzipBody == nil)
+        #expect(prepared.encodedBody == nil)
         #expect(!prepared.headers.contains("Vary"))
-        #expect(prepared.gzipHeaders.lines == prepared.headers.lines)
+        #expect(prepared.encodedHeaders.lines == prepared.headers.lines)
         #expect(prepared.body.bytes == plain.definition.body)
     }
 
     @Test("The compressor is not even called for small bodies")
     func compressorNotCalled() {
         var calls = 0
-        _ = PreparedResponse(ResponseDefinition(body: textBody(10)), compress: { bytes in calls += 1; return [] })
+        _ = PreparedResponse(ResponseDefinition(body: textBody(10)), compress: { _, _ in calls += 1; return [] })
         #expect(calls == 0)
     }
 
@@ -113,7 +113,7 @@ struct PreparedResponseTests {
     func compressibleTypes(type: String) {
         let prepared = PreparedResponse(
             ResponseDefinition(headers: ["Content-Type": type], body: textBody(300)), compress: halvingCompressor)
-        #expect(prepared.gzipBody != nil)
+        #expect(prepared.encodedBody != nil)
     }
 
     @Test("acceptsGzip", arguments: [

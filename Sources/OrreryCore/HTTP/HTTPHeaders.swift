@@ -1,5 +1,5 @@
 /// Header fields in the order received; names compare without regard to ASCII case.
-public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
+public struct HTTPHeaders: Sendable, Sequence, Equatable, ExpressibleByDictionaryLiteral {
     public var entries: [(name: String, value: String)]
 
     public init(_ entries: [(name: String, value: String)] = []) {
@@ -41,6 +41,12 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     }
 
     public var count: Int { entries.count }
+
+    /// The same fields in the same order, names and values exactly as written.
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+        lhs.entries.count == rhs.entries.count
+            && zip(lhs.entries, rhs.entries).allSatisfy { $0.name == $1.name && $0.value == $1.value }
+    }
 
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
         entries.makeIterator()

@@ -1,67 +1,121 @@
 /// The response side of a stub, as written: status, headers and the body bytes (read once at load time).
-public struct ResponseDefinition: Sendable {
+public struct ResponseDefinition: Sendable, Equatable {
     public var status: Int
     public var headers: HTTPHeaders
+    /// The body as a client that accepts no encoding gets it (a recorded gzip body is stored decoded).
     public var body: [UInt8]
     /// Milliseconds to wait before answering.
     public var delayMilliseconds: Int
+    /// `encoding:` in a stub: nil leaves it to Orrery (gzip for text worth it); a coding is applied for clients
+    /// that accept it and nothing else is added, as a recording replays.
+    public var encoding: ContentCoding?
 
-    public init(status: Int = 200, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], delayMilliseconds: Int = 0) {
+    public init(
+        status: Int = 200, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], delayMilliseconds: Int = 0,
+        encoding: ContentCoding? = nil
+    ) {
         self.status = status
         self.headers = headers
         self.body = body
         self.delayMilliseconds = delayMilliseconds
+        self.encoding = encoding
     }
 }
 
-/// A response made ready to send once, when stubs load: reason phrase, final headers, body and its gzip variant.
+/// A `Content-Encoding` Orrery can apply: `gzip` and `deflate` (zlib's format, as RFC 9110 means it), or
+/// `identity` for none.
+public enum ContentCoding: String, Sendable, CaseIterable {
+    case gzip
+    case deflate
+    case identity
+
+    /// The coding a `Content-Encoding` value names, if Orrery can undo and redo it (`x-gzip` is gzip).
+    public init?(headerValue: String) {
+        switch headerValue.trimmingCharacters(in: " \t").lowercased() {
+        case "gzip", "x-gzip": self = .gzip
+        case "deflate": self = .deflate
+        case "identity", "": self = .identity
+        default: return nil
+        }
+    }
+}
+
+/// A response made ready to send once, when stubs load: reason phrase, final headers, body and its encoded variant.
 public struct PreparedResponse: Sendable {
     public let status: Int
     public let reason: String
     public let headers: HTTPHeaders
     public let body: Payload
-    /// The body gzip-compressed, when it is worth it; served to clients that accept gzip.
-    public let gzipBody: Payload?
-    /// `headers` plus `Content-Encoding: gzip`, built once.
-    public let gzipHeaders: HTTPHeaders
+    /// The body in `coding`, when there is an encoded variant; served to clients that accept that coding.
+    public let encodedBody: Payload?
+    /// `headers` plus `Content-Encoding`, built once.
+    public let encodedHeaders: HTTPHeaders
+    /// The coding of `encodedBody` (gzip unless a stub asked for deflate).
+    public let coding: ContentCoding
     public let delayMilliseconds: Int
 
     /// Bodies smaller than this go out as they are: the gzip header and the CPU would cost more than they save.
     public static let minimumCompressibleSize = 256
 
-    /// - Parameter compress: gzip for a body; the server passes zlib's, tests may pass none.
-    public init(_ definition: ResponseDefinition, compress: (([UInt8]) -> [UInt8]?)?) {
+    /// Compresses bytes in a coding; the server passes zlib's, tests may pass none.
+    public typealias Compressor = ([UInt8], ContentCoding) -> [UInt8]?
+
+    public init(_ definition: ResponseDefinition, compress: Compressor?) {
         status = definition.status
         reason = HTTPStatusCode.reasonPhrase(for: definition.status)
         delayMilliseconds = definition.delayMilliseconds
         body = Payload(definition.body)
         var headers = definition.headers
         var compressed: [UInt8]?
-        if let compress, Self.isWorthCompressing(definition) {
-            compressed = compress(definition.body).flatMap { $0.count < definition.body.count * 9 / 10 ? $0 : nil }
+        switch definition.encoding {
+        case nil:
+            // Orrery's own choice: gzip when it pays, announced with Vary.
+            coding = .gzip
+            if let compress, Self.isWorthCompressing(definition) {
+                compressed = compress(definition.body, .gzip).flatMap { $0.count < definition.body.count * 9 / 10 ? $0 : nil }
+            }
+            if compressed != nil {
+                if let vary = headers["Vary"] {
+                    if !vary.lowercased().contains("accept-encoding") { headers.set("Vary", vary + ", Accept-Encoding") }
+                } else {
+                    headers.add("Vary", "Accept-Encoding")
+                }
+            }
+        case .identity:
+            coding = .identity
+        case let coding?:
+            // The stub's (a recording's) choice: that coding whenever the client takes it, and no header added.
+            self.coding = coding
+            if let compress, Self.mayHaveBody(definition.status) { compressed = compress(definition.body, coding) }
         }
         if let compressed {
-            if let vary = headers["Vary"] {
-                if !vary.lowercased().contains("accept-encoding") { headers.set("Vary", vary + ", Accept-Encoding") }
-            } else {
-                headers.add("Vary", "Accept-Encoding")
-            }
-            var gzipped = headers
-            gzipped.add("Content-Encoding", "gzip")
-            gzipBody = Payload(compressed)
-            gzipHeaders = gzipped
+            var encoded = headers
+            encoded.add("Content-Encoding", coding.rawValue)
+            encodedBody = Payload(compressed)
+            encodedHeaders = encoded
         } else {
-            gzipBody = nil
-            gzipHeaders = headers
+            encodedBody = nil
+            encodedHeaders = headers
         }
         self.headers = headers
+    }
+
+    /// The headers and body for a request with these headers (its `Accept-Encoding`, read only when there is an
+    /// encoded variant to choose).
+    @inline(__always)
+    public func variant(for requestHeaders: HTTPHeaders) -> (headers: HTTPHeaders, body: Payload) {
+        if let encodedBody, Self.accepts(coding, requestHeaders["Accept-Encoding"]) { return (encodedHeaders, encodedBody) }
+        return (headers, body)
+    }
+
+    static func mayHaveBody(_ status: Int) -> Bool {
+        status >= 200 && status != 204 && status != 304
     }
 
     /// Text-like bodies of some size that are not already encoded.
     static func isWorthCompressing(_ definition: ResponseDefinition) -> Bool {
         guard definition.body.count >= minimumCompressibleSize,
-            !definition.headers.contains("Content-Encoding"),
-            definition.status != 204, definition.status != 304, definition.status >= 200
+            !definition.headers.contains("Content-Encoding"), mayHaveBody(definition.status)
         else { return false }
         guard let type = definition.headers["Content-Type"]?.lowercased() else { return true }
         return type.hasPrefix("text/") || type.contains("json") || type.contains("xml")
@@ -71,18 +125,23 @@ public struct PreparedResponse: Sendable {
 
     /// Whether an `Accept-Encoding` value allows gzip (`gzip`, `x-gzip` or `*`, and not `q=0`).
     public static func acceptsGzip(_ acceptEncoding: String?) -> Bool {
-        guard let acceptEncoding else { return false }
-        // An explicit gzip entry decides; otherwise a `*` entry does.
+        accepts(.gzip, acceptEncoding)
+    }
+
+    /// Whether an `Accept-Encoding` value allows `coding` (by name or `*`, and not `q=0`).
+    public static func accepts(_ coding: ContentCoding, _ acceptEncoding: String?) -> Bool {
+        guard let acceptEncoding, coding != .identity else { return false }
+        // An explicit entry for the coding decides; otherwise a `*` entry does.
         var wildcard: Bool?
         for part in acceptEncoding.split(separator: ",") {
             let pieces = part.split(separator: ";")
-            guard let coding = pieces.first?.trimmingCharacters(in: " \t").lowercased() else { continue }
+            guard let name = pieces.first?.trimmingCharacters(in: " \t").lowercased() else { continue }
             let refused = pieces.dropFirst().contains { parameter in
                 let text = parameter.trimmingCharacters(in: " \t").lowercased()
                 return text.hasPrefix("q=") && (Double(text.dropFirst(2)) ?? 1) == 0
             }
-            if coding == "gzip" || coding == "x-gzip" { return !refused }
-            if coding == "*" { wildcard = !refused }
+            if name == coding.rawValue || (coding == .gzip && name == "x-gzip") { return !refused }
+            if name == "*" { wildcard = !refused }
         }
         return wildcard ?? false
     }

@@ -1,14 +1,36 @@
-/// A stub inside an index: its ready-to-send response and its place in the winning order.
+import Synchronization
+
+/// A stub inside an index: its ready-to-send responses and its place in the winning order.
 public final class IndexedStub: Sendable {
     public let stub: Stub
+    /// The first response; the only one unless the stub has a sequence.
     public let response: PreparedResponse
+    /// Every response of a sequence, in order; empty for a stub with one response.
+    private let sequence: [PreparedResponse]
+    /// Requests answered so far, for sequences: shared by every event loop, so the order holds across threads.
+    private let answered = Atomic<Int>(0)
     /// Lower ranks win: explicit priority first, then specificity, then load order.
     public let rank: Rank
 
-    init(stub: Stub, response: PreparedResponse, order: Int) {
+    init(stub: Stub, order: Int, compress: PreparedResponse.Compressor?) {
         self.stub = stub
-        self.response = response
+        let prepared = stub.responses.map { PreparedResponse($0, compress: compress) }
+        response = prepared[0]
+        sequence = prepared.count > 1 ? prepared : []
         rank = Rank(priority: stub.priority ?? Int.max, specificity: stub.request.specificity, order: order)
+    }
+
+    /// The response for the next request: for a sequence, the next in order, then the last one again.
+    @inline(__always)
+    public func nextResponse() -> PreparedResponse {
+        guard !sequence.isEmpty else { return response }
+        let position = answered.add(1, ordering: .relaxed).oldValue
+        return sequence[min(position, sequence.count - 1)]
+    }
+
+    /// Starts a sequence again from its first response.
+    public func rewind() {
+        answered.store(0, ordering: .relaxed)
     }
 
     /// The order stubs are tried in when several match (the README's "Which stub wins").

@@ -20,8 +20,8 @@ public final class StubIndex: Sendable {
         var path: String
     }
 
-    /// - Parameter compress: gzip for response bodies, applied once here rather than per request.
-    public init(_ stubs: [Stub], compress: (([UInt8]) -> [UInt8]?)? = nil) {
+    /// - Parameter compress: zlib for response bodies, applied once here rather than per request.
+    public init(_ stubs: [Stub], compress: PreparedResponse.Compressor? = nil) {
         var indexed: [IndexedStub] = []
         indexed.reserveCapacity(stubs.count)
         var exact: [RouteKey: [IndexedStub]] = [:]
@@ -29,7 +29,7 @@ public final class StubIndex: Sendable {
         var byPath: [String: [IndexedStub]] = [:]
         var byPrefix: [String: [IndexedStub]] = [:]
         for (order, stub) in stubs.enumerated() {
-            let entry = IndexedStub(stub: stub, response: PreparedResponse(stub.response, compress: compress), order: order)
+            let entry = IndexedStub(stub: stub, order: order, compress: compress)
             indexed.append(entry)
             guard let path = stub.request.url.exactPath else {
                 patterns.append(entry)

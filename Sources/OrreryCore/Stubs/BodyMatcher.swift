@@ -7,8 +7,10 @@ public enum BodyMatcher: Sendable, CustomStringConvertible {
     case contains(String)
     /// `application/x-www-form-urlencoded` fields, each with its own matcher.
     case form([(String, ValueMatcher)])
+    /// The exact bytes (written in base64): for bodies that are not text, such as recorded uploads.
+    case binaryEqualTo([UInt8])
 
-    public static let operatorNames = ["equalTo", "json", "matches", "contains", "form"]
+    public static let operatorNames = ["equalTo", "json", "matches", "contains", "form", "binaryEqualTo"]
 
     public func matches(_ body: [UInt8]) -> Bool {
         switch self {
@@ -17,7 +19,8 @@ public enum BodyMatcher: Sendable, CustomStringConvertible {
         case .matches(let pattern): return pattern.matches(String(decoding: body, as: UTF8.self))
         case .json(let expected):
             guard let actual = try? JSONValue.parse(body) else { return false }
-            return actual == expected
+            return Self.json(actual, matches: expected)
+        case .binaryEqualTo(let bytes): return body == bytes
         case .form(let fields):
             let items = PercentDecoding.queryItems(Substring(String(decoding: body, as: UTF8.self)))
             return fields.allSatisfy { name, matcher in
@@ -33,6 +36,26 @@ public enum BodyMatcher: Sendable, CustomStringConvertible {
         case .matches(let pattern): "matching /\(pattern.source)/"
         case .contains(let text): "containing \"\(text)\""
         case .form(let fields): "form fields " + fields.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
+        case .binaryEqualTo(let bytes): "\(bytes.count) bytes equal to the stub's"
+        }
+    }
+
+    /// JSON equality (key order ignored, numbers by value) where the redaction placeholder stands for any value: a
+    /// recorded body whose secret was redacted still matches a request that carries another secret.
+    static func json(_ actual: JSONValue, matches expected: JSONValue) -> Bool {
+        switch (expected, actual) {
+        case (.string(Redactor.placeholder), _): return true
+        case (.array(let expectedItems), .array(let actualItems)):
+            return expectedItems.count == actualItems.count
+                && zip(actualItems, expectedItems).allSatisfy { json($0, matches: $1) }
+        case (.object(let expectedMembers), .object(let actualMembers)):
+            guard expectedMembers.count == actualMembers.count else { return false }
+            var remaining = [String: JSONValue](actualMembers, uniquingKeysWith: { _, last in last })
+            for (key, value) in expectedMembers {
+                guard let other = remaining.removeValue(forKey: key), json(other, matches: value) else { return false }
+            }
+            return remaining.isEmpty
+        default: return actual == expected
         }
     }
 }

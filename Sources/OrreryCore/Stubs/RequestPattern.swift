@@ -154,15 +154,21 @@ public struct RequestPattern: Sendable {
         }
     }
 
-    /// Query items compared as a multiset: order does not matter, repeats do.
-    static func sameItems(_ lhs: [QueryItem], _ rhs: [QueryItem]) -> Bool {
-        guard lhs.count == rhs.count else { return false }
-        if lhs == rhs { return true }
+    /// Query items compared as a multiset: order does not matter, repeats do. An expected value that is the
+    /// redaction placeholder stands for any value of that parameter (a recorded, redacted secret).
+    static func sameItems(_ expected: [QueryItem], _ actual: [QueryItem]) -> Bool {
+        guard expected.count == actual.count else { return false }
+        if expected == actual { return true }
         var counts: [QueryItem: Int] = [:]
-        for item in lhs { counts[item, default: 0] += 1 }
-        for item in rhs {
-            guard let count = counts[item], count > 0 else { return false }
-            counts[item] = count - 1
+        for item in expected { counts[item, default: 0] += 1 }
+        for item in actual {
+            if let count = counts[item], count > 0 {
+                counts[item] = count - 1
+                continue
+            }
+            let redacted = QueryItem(name: item.name, value: Redactor.placeholder)
+            guard let count = counts[redacted], count > 0 else { return false }
+            counts[redacted] = count - 1
         }
         return true
     }

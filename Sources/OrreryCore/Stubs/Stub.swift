@@ -20,21 +20,29 @@ public struct Stub: Sendable {
     /// Lower numbers win over higher ones and over stubs without a priority.
     public var priority: Int?
     public var request: RequestPattern
-    public var response: ResponseDefinition
+    /// What the stub answers; more than one is a sequence, answered in order, the last one repeating.
+    public var responses: [ResponseDefinition]
     /// The stub as written (base merged in), returned by the admin API.
     public var definition: JSONValue
 
     public init(
         id: String, name: String? = nil, location: SourceLocation? = nil, priority: Int? = nil,
-        request: RequestPattern, response: ResponseDefinition, definition: JSONValue = .object([])
+        request: RequestPattern, response: ResponseDefinition, sequel: [ResponseDefinition] = [],
+        definition: JSONValue = .object([])
     ) {
         self.id = id
         self.name = name
         self.location = location
         self.priority = priority
         self.request = request
-        self.response = response
+        responses = [response] + sequel
         self.definition = definition
+    }
+
+    /// The first (usually the only) response.
+    public var response: ResponseDefinition {
+        get { responses[0] }
+        set { responses[0] = newValue }
     }
 
     /// `name (file:line)`, or whichever of those the stub has.

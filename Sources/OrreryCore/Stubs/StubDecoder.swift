@@ -23,9 +23,9 @@ public struct StubDecoder {
         self.makeID = makeID
     }
 
-    static let stubKeys = ["name", "id", "priority", "request", "response"]
+    static let stubKeys = ["name", "id", "priority", "request", "response", "responses"]
     static let requestKeys = ["method", "host", "path", "url", "urlPattern", "pathPattern", "query", "headers", "body"]
-    static let responseKeys = ["status", "headers", "body", "json", "bodyFile", "delay"]
+    static let responseKeys = ["status", "headers", "body", "json", "bodyFile", "delay", "encoding"]
     static let baseKeys = ["host", "path", "headers"]
     static let fileKeys = ["base", "stubs"]
 
@@ -119,13 +119,21 @@ public struct StubDecoder {
         if let node = node["priority"] { priority = integer(node, "priority", range: Int.min...Int.max) }
         // A stub without a request section still takes the base's host, path prefix and headers.
         let request = decodeRequest(node["request"] ?? SourceNode(.object([]), line: node.line), base: base)
-        var response = ResponseDefinition()
+        var responses: [ResponseDefinition] = []
+        checkExclusive(members, ["response", "responses"])
         if let responseNode = node["response"] {
-            response = decodeResponse(responseNode)
+            responses = [decodeResponse(responseNode)]
+        } else if let list = node["responses"] {
+            // A sequence: answered in order, the last one repeating (a recording of a route that changed).
+            if case .array(let items) = list.value, !items.isEmpty {
+                responses = items.map { decodeResponse($0) }
+            } else {
+                fail(list.line, "'responses' must be a list of one or more responses, not \(list.kindName)")
+            }
         } else {
             fail(node.line, "the stub has no 'response'")
         }
-        guard errors.count == errorCount else { return nil }
+        guard errors.count == errorCount, let response = responses.first else { return nil }
         var definition = node.jsonValue
         if !base.definition.isEmpty, case .object(var stubMembers) = definition {
             stubMembers.insert(("base", .object(base.definition)), at: 0)
@@ -134,7 +142,7 @@ public struct StubDecoder {
         let id = node["id"].flatMap { $0.scalarText } ?? makeID(index)
         return Stub(
             id: id, name: name, location: SourceLocation(file: displayPath, line: node.line), priority: priority,
-            request: request, response: response, definition: definition)
+            request: request, response: response, sequel: Array(responses.dropFirst()), definition: definition)
     }
 
     private mutating func decodeRequest(_ node: SourceNode, base: Base) -> RequestPattern {
@@ -240,6 +248,17 @@ public struct StubDecoder {
         if let delay = node["delay"], let milliseconds = integer(delay, "delay", range: 0...600_000) {
             response.delayMilliseconds = milliseconds
         }
+        if let encoding = node["encoding"], let name = string(encoding, "encoding") {
+            if let coding = ContentCoding(rawValue: name.lowercased()) {
+                response.encoding = coding
+            } else {
+                let names = ContentCoding.allCases.map(\.rawValue)
+                fail(encoding.line, "unknown encoding '\(name)'; use \(names.joined(separator: ", "))\(Suggestion.hint(for: name, in: names))")
+            }
+        }
+        if response.encoding != nil, response.headers.contains("Content-Encoding") {
+            fail(node["headers"]?.line ?? node.line, "give the encoding as 'encoding', not as a Content-Encoding header next to it")
+        }
         return response
     }
 
@@ -329,7 +348,8 @@ public struct StubDecoder {
     }
 
     private mutating func valueMatcher(_ node: SourceNode, what: String) -> ValueMatcher? {
-        if let text = node.scalarText { return .equalTo(text) }
+        // A redacted value (as recordings write it) stands for any value.
+        if let text = node.scalarText { return text == Redactor.placeholder ? .absent(false) : .equalTo(text) }
         guard case .object(let members) = node.value, members.count == 1, let member = members.first else {
             fail(node.line, "\(what) must be a value or one operator such as { matches: regex }")
             return nil
@@ -354,7 +374,7 @@ public struct StubDecoder {
     private mutating func bodyMatchers(_ node: SourceNode) -> [BodyMatcher] {
         if let text = node.scalarText { return [.equalTo(text)] }
         guard case .object(let members) = node.value, !members.isEmpty else {
-            fail(node.line, "'body' must be text or a mapping of matchers (equalTo, json, matches, contains, form)")
+            fail(node.line, "'body' must be text or a mapping of matchers (equalTo, json, matches, contains, form, binaryEqualTo)")
             return []
         }
         var matchers: [BodyMatcher] = []
@@ -370,6 +390,14 @@ public struct StubDecoder {
                 matchers.append(.json(member.value.jsonValue))
             case "form":
                 matchers.append(.form(valueMatchers(member.value, what: "form field")))
+            case "binaryEqualTo":
+                if let text = string(member.value, "binaryEqualTo") {
+                    if let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters) {
+                        matchers.append(.binaryEqualTo(Array(data)))
+                    } else {
+                        fail(member.value.line, "'binaryEqualTo' must be base64")
+                    }
+                }
             default:
                 fail(member.keyLine, "unknown body matcher '\(member.key)'\(Suggestion.hint(for: member.key, in: BodyMatcher.operatorNames))")
             }

@@ -53,16 +53,14 @@ final class RequestPipeline: HTTPRequestHandler {
         let startedAt = serviceLogger.isCapturing ? Date() : .distantPast
         let index = currentIndex
         if let entry = index.lookup(request) {
-            let prepared = entry.response
+            let prepared = entry.nextResponse()
             // The journal keeps the body as the stub gives it, whichever encoding goes out.
             let stub = entry.stub
             serviceLogger.log(
                 request, responder: responder, startedAt: startedAt, status: prepared.status, headers: prepared.headers,
                 body: prepared.body,
                 outcome: .stub(id: stub.id, name: stub.name, source: stub.location?.description ?? "admin API"))
-            let isGzip = prepared.gzipBody != nil && PreparedResponse.acceptsGzip(request.headers["Accept-Encoding"])
-            let headers = isGzip ? prepared.gzipHeaders : prepared.headers
-            let body = isGzip ? prepared.gzipBody ?? prepared.body : prepared.body
+            let (headers, body) = prepared.variant(for: request.headers)
             if prepared.delayMilliseconds > 0 {
                 responder.send(
                     afterMilliseconds: prepared.delayMilliseconds, status: prepared.status, reason: prepared.reason,

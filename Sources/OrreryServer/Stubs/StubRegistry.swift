@@ -87,7 +87,7 @@ public final class StubRegistry: Sendable {
         state.withLock { state in
             let result = change(&state)
             // Admin stubs come after file stubs, so on a tie a stub from a file wins (see the README).
-            state.index = StubIndex(state.fileStubs + state.adminStubs, compress: { Gzip.compress($0) })
+            state.index = StubIndex(state.fileStubs + state.adminStubs, compress: { Zlib.compress($0, $1) })
             generationCounter.add(1, ordering: .releasing)
             return result
         }
