@@ -1,0 +1,161 @@
+import Foundation
+
+/// The fixtures of one route file: each distinct request once, with every distinct answer it got in order (a
+/// sequence on replay), rendered as a stub file in the native format.
+public struct FixtureFile: Sendable {
+    /// Relative to the recording folder.
+    public let relativePath: String
+    /// Text kept at the top: the comment of a new file, or the fixtures a file already had (new episodes are
+    /// appended after them).
+    private let preamble: String
+    private var episodes: [Episode] = []
+    private var positions: [RecordedExchange.RequestKey: Int] = [:]
+
+    /// Bodies up to this size that are text are written inline; others go to body files.
+    public static let inlineBodyLimit = 16 * 1024
+
+    private struct Episode: Sendable {
+        var exchange: RecordedExchange
+        var responses: [RecordedResponse]
+    }
+
+    /// A new file; `comment` (one line) heads it.
+    public init(relativePath: String, comment: String) {
+        self.relativePath = relativePath
+        preamble = "# " + comment.replacingOccurrences(of: "\n", with: " ") + "\n"
+    }
+
+    /// A file that already holds fixtures as a bare list: new ones are appended to `existingText`.
+    public init(relativePath: String, appendingTo existingText: String) {
+        self.relativePath = relativePath
+        preamble = existingText.isEmpty || existingText.hasSuffix("\n") ? existingText : existingText + "\n"
+    }
+
+    /// Whether `text` is a list at its top level (what recordings write), so that items can be appended to it.
+    public static func isBareList(_ text: String) -> Bool {
+        for line in text.split(separator: "\n") {
+            let trimmed = line.trimmingCharacters(in: " \t")
+            if trimmed.isEmpty || trimmed.hasPrefix("#") || trimmed == "---" { continue }
+            return line.hasPrefix("- ") || line == "-"
+        }
+        return false
+    }
+
+    public var isEmpty: Bool { episodes.isEmpty }
+
+    /// Adds an exchange: a new request becomes a new fixture; a repeat whose answer differs from the last one
+    /// adds that answer to its sequence. Returns false when nothing changed (the same answer again).
+    @discardableResult
+    public mutating func add(_ exchange: RecordedExchange) -> Bool {
+        let key = exchange.requestKey
+        guard let position = positions[key] else {
+            positions[key] = episodes.count
+            episodes.append(Episode(exchange: exchange, responses: [exchange.response]))
+            return true
+        }
+        // The last answer repeats on replay, so the same answer again adds nothing.
+        guard episodes[position].responses.last != exchange.response else { return false }
+        episodes[position].responses.append(exchange.response)
+        return true
+    }
+
+    /// The file's text and the body files it refers to (paths relative to the recording folder).
+    public func render() -> (text: String, bodyFiles: [(path: String, bytes: [UInt8])]) {
+        var text = preamble
+        var bodyFiles: [(path: String, bytes: [UInt8])] = []
+        let folder = relativePath.split(separator: "/").dropLast().joined(separator: "/")
+        for episode in episodes {
+            var members: [(String, YAMLText.Value)] = [
+                ("name", .scalar(String("\(episode.exchange.method) \(episode.exchange.target)".prefix(160)))),
+                ("request", .mapping(requestMembers(episode.exchange))),
+            ]
+            let responses = episode.responses.map { response -> YAMLText.Value in
+                let (members, bodyFile) = responseMembers(response)
+                if let bodyFile {
+                    bodyFiles.append(((folder.isEmpty ? "" : folder + "/") + bodyFile.path, bodyFile.bytes))
+                }
+                return .mapping(members)
+            }
+            if responses.count == 1, let only = responses.first {
+                members.append(("response", only))
+            } else {
+                members.append(("responses", .list(responses)))
+            }
+            YAMLText.listItem(members, indent: 0, into: &text)
+        }
+        return (text, bodyFiles)
+    }
+
+    private func requestMembers(_ exchange: RecordedExchange) -> [(String, YAMLText.Value)] {
+        var members: [(String, YAMLText.Value)] = [("method", .scalar(exchange.method))]
+        if let host = exchange.host { members.append(("host", .scalar(host))) }
+        // `url` matches the path and the query exactly, parameters in any order.
+        members.append(("url", .scalar(exchange.target)))
+        if !exchange.matchedHeaders.isEmpty {
+            members.append(("headers", .mapping(exchange.matchedHeaders.map { ($0.name, .scalar($0.value)) })))
+        }
+        if let body = Self.bodyCondition(exchange.requestBody, contentType: exchange.requestContentType) {
+            members.append(("body", .mapping([body])))
+        }
+        return members
+    }
+
+    /// `json` for a JSON body (JSON-equal, key order free), `equalTo` for other text, `binaryEqualTo` for bytes;
+    /// each only when it reads back as the same body.
+    static func bodyCondition(_ body: [UInt8], contentType: String?) -> (String, YAMLText.Value)? {
+        guard !body.isEmpty else { return nil }
+        let first = body.first { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }
+        if first == UInt8(ascii: "{") || first == UInt8(ascii: "["), let json = try? JSONValue.parse(body),
+            readsBack(.json(json), as: { $0.jsonValue == json })
+        {
+            return ("json", .json(json))
+        }
+        if let text = String(validating: body, as: UTF8.self), readsBack(.text(text), as: { $0.scalarText == text }) {
+            return ("equalTo", .text(text))
+        }
+        return ("binaryEqualTo", .scalar(Data(body).base64EncodedString()))
+    }
+
+    private func responseMembers(_ response: RecordedResponse) -> (
+        members: [(String, YAMLText.Value)], bodyFile: (path: String, bytes: [UInt8])?
+    ) {
+        var members: [(String, YAMLText.Value)] = [("status", .number(response.status))]
+        if !response.headers.entries.isEmpty { members.append(("headers", .mapping(Self.grouped(response.headers)))) }
+        members.append(("encoding", .scalar((response.encoding ?? .identity).rawValue)))
+        guard !response.body.isEmpty else { return (members, nil) }
+        if response.body.count <= Self.inlineBodyLimit, let text = String(validating: response.body, as: UTF8.self),
+            Self.readsBack(.text(text), as: { $0.scalarText == text })
+        {
+            members.append(("body", .text(text)))
+            return (members, nil)
+        }
+        let path = FixtureLayout.bodyFile(
+            routeFile: relativePath, bytes: response.body, contentType: response.headers["Content-Type"])
+        members.append(("bodyFile", .scalar(path)))
+        return (members, (path, response.body))
+    }
+
+    /// Header fields by name, in the order first seen; a repeated one as a list of its values.
+    static func grouped(_ headers: HTTPHeaders) -> [(String, YAMLText.Value)] {
+        var order: [String] = []
+        var values: [String: (name: String, values: [String])] = [:]
+        for (name, value) in headers.entries {
+            let key = name.lowercased()
+            if values[key] == nil { order.append(key) }
+            values[key, default: (name, [])].values.append(value)
+        }
+        return order.compactMap { key in
+            guard let field = values[key] else { return nil }
+            return (field.name, field.values.count == 1 ? .scalar(field.values[0]) : .list(field.values.map { .scalar($0) }))
+        }
+    }
+
+    /// Whether `value`, written as YAML and read back by the stub loader's parser, passes `check`: the proof that a
+    /// body goes into the fixture byte for byte.
+    static func readsBack(_ value: YAMLText.Value, as check: (SourceNode) -> Bool) -> Bool {
+        var text = ""
+        YAMLText.mapping([("value", value)], indent: 0, into: &text)
+        guard let node = try? YAMLSourceParser.parse(text), let read = node["value"] else { return false }
+        return check(read)
+    }
+}

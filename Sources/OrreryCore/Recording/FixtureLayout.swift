@@ -1,0 +1,72 @@
+/// Where fixtures go under a recording folder: one YAML file per route, named after it so that a diff reads like
+/// the API (`api.example.com/api/v1/users.GET.yaml`), with large or binary bodies in a `bodies/` folder beside it.
+public enum FixtureLayout {
+    /// The route file of a request, relative to the recording folder.
+    public static func routeFile(folder: String, method: String, path: String) -> String {
+        var segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(safeName)
+        // `/` and `/users/` end in an empty segment: their file is `index`.
+        if segments.last?.isEmpty ?? true {
+            if !segments.isEmpty { segments.removeLast() }
+            segments.append("index")
+        }
+        let last = segments.removeLast()
+        let folders = [safeName(Substring(folder))] + segments.map { $0.isEmpty ? "_" : $0 }
+        return (folders + ["\(last).\(safeName(Substring(method))).yaml"]).joined(separator: "/")
+    }
+
+    /// A body file's path relative to its route file's folder: `bodies/users.GET.<hash>.<ext>`, named by content
+    /// so that recording the same bytes again changes nothing.
+    static func bodyFile(routeFile: String, bytes: [UInt8], contentType: String?) -> String {
+        let name = routeFile.split(separator: "/").last.map { String($0.dropLast(".yaml".count)) } ?? "body"
+        return "bodies/\(name).\(hash(bytes)).\(fileExtension(contentType))"
+    }
+
+    /// A path segment as a file name: letters, digits and `-_.~@+=,` kept, anything else `_`; never hidden, never
+    /// `..`, never `bodies` (the loader skips such folders), and at most 80 characters.
+    static func safeName(_ segment: Substring) -> String {
+        var name = String(
+            segment.unicodeScalars.map { scalar -> Character in
+                switch scalar {
+                case "a"..."z", "A"..."Z", "0"..."9", "-", "_", ".", "~", "@", "+", "=", ",": Character(scalar)
+                default: "_"
+                }
+            })
+        if name.hasPrefix(".") { name = "_" + name.dropFirst() }
+        if name.lowercased() == "bodies" { name += "_" }
+        if StubLoader.isTemporary(name) { name += "_" }
+        return String(name.prefix(80))
+    }
+
+    /// An extension that says what the body is, from its content type; `bin` when unknown, so that the loader
+    /// guesses no content type the recording did not have.
+    static func fileExtension(_ contentType: String?) -> String {
+        let type = contentType?.split(separator: ";").first?.trimmingCharacters(in: " \t").lowercased() ?? ""
+        switch type {
+        case "application/json": return "json"
+        case "text/html": return "html"
+        case "text/plain": return "txt"
+        case "application/xml", "text/xml": return "xml"
+        case "text/csv": return "csv"
+        case "application/javascript", "text/javascript": return "js"
+        case "text/css": return "css"
+        case "image/png": return "png"
+        case "image/jpeg": return "jpg"
+        case "image/gif": return "gif"
+        case "image/svg+xml": return "svg"
+        case "image/webp": return "webp"
+        case "application/pdf": return "pdf"
+        default: return "bin"
+        }
+    }
+
+    /// 64-bit FNV-1a as 16 hex digits: names body files by content; not a security measure.
+    static func hash(_ bytes: [UInt8]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        let text = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - text.count) + text
+    }
+}
