@@ -4,9 +4,12 @@ import Glibc
 /// Process-wide libevent setup, done once before the first event base exists.
 enum Libevent {
     /// Runs `evthread_use_pthreads` (without it, waking a loop from another thread does nothing, and stopping
-    /// hangs) and ignores SIGPIPE (libevent does not, and a peer that hangs up would kill the process).
+    /// hangs) and ignores SIGPIPE (libevent does not, and a peer that hangs up would kill the process) and SIGXFSZ
+    /// (a file over the size limit then fails its write with EFBIG, which the recorder and logs report, instead of
+    /// killing the daemon).
     static let prepared: Bool = {
         signal(SIGPIPE, SIG_IGN)
+        signal(SIGXFSZ, SIG_IGN)
         return evthread_use_pthreads() == 0
     }()
 

@@ -6,6 +6,7 @@ import OrreryEvent
 import OrreryServer
 
 extension LogLevel: ExpressibleByArgument {}
+extension RecordMode: ExpressibleByArgument {}
 
 struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -104,6 +105,23 @@ struct Serve: ParsableCommand {
     @Flag(help: "Leave bodies out of the traffic log.")
     var noTrafficBodies = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Record what the proxy forwards as fixture files under this folder (one YAML file per route), and serve "
+                + "the fixtures already there. POST /__admin/recordings/stop ends the session.", valueName: "folder"))
+    var record: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "once: routes with fixtures replay, others are recorded; new_episodes: requests no fixture answers are "
+                + "recorded; all: everything is recorded anew; none: replay only.", valueName: "mode"))
+    var recordMode = RecordMode.once
+
+    @Option(
+        name: .customLong("record-match-header"),
+        help: ArgumentHelp("A request header that recorded fixtures must match (repeatable; by default they match method, host, url and body).", valueName: "name"))
+    var recordMatchHeaders: [String] = []
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
         if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be between 1 and 256.") }
@@ -118,6 +136,9 @@ struct Serve: ParsableCommand {
         }
         guard maxBodySize > 0, maxHeaderSize > 0, maxUriLength > 0 else {
             throw ValidationError("Size limits must be positive.")
+        }
+        if record != nil, recordMode != .none, offline || noProxy {
+            throw ValidationError("--record needs the proxy to record from; with --offline or --no-proxy use --record-mode none to replay only.")
         }
     }
 
@@ -157,6 +178,10 @@ struct Serve: ParsableCommand {
             settings.includeHeaders = !noTrafficHeaders
             settings.includeBody = !noTrafficBodies
             configuration.trafficLog = settings
+        }
+
+        if let record {
+            configuration.recording = RecordingSettings(folder: record, mode: recordMode, matchHeaders: recordMatchHeaders)
         }
 
         let daemon: Daemon

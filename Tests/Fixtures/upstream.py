@@ -11,6 +11,9 @@ Prints "PORT <n>" once listening, then serves until killed:
   /slow?ms=N         answers after N milliseconds
   /reset             promises 1000 bytes, sends 10, and closes the connection
   /status/N          an empty response with status N
+  /rec/...           what recording must keep exactly: json, text (UTF-8), image.png (binary), deflate,
+                     redirect (302), etag (304 when If-None-Match matches), cookies (two Set-Cookie),
+                     whoami (echoes Authorization), counter (a new answer each time), big (100 KB of JSON)
 """
 import gzip
 import hashlib
@@ -18,11 +21,16 @@ import json
 import socket
 import ssl
 import sys
+import threading
 import time
+import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 NAME = "upstream"
+COUNTER = [0]
+COUNTER_LOCK = threading.Lock()
+PNG = bytes([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + bytes(range(256)) * 8
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -72,6 +80,8 @@ class Handler(BaseHTTPRequestHandler):
             self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
             self.connection.close()
             self.close_connection = True
+        elif url.path.startswith("/rec/"):
+            self.recorded(url.path[len("/rec/"):], query, data)
         elif url.path.startswith("/status/"):
             self.send(int(url.path.split("/")[2]))
         else:
@@ -84,6 +94,43 @@ class Handler(BaseHTTPRequestHandler):
                 "bodySha256": hashlib.sha256(data).hexdigest(),
             }
             self.send(200, json.dumps(answer).encode(), [("Content-Type", "application/json"), ("X-Upstream", NAME)])
+
+    def recorded(self, name, query, data):
+        if name == "json":
+            body = json.dumps({"id": 7, "name": "Ada", "query": sorted(query.items())}).encode()
+            self.send(200, body, [("Content-Type", "application/json"), ("X-Request-Id", "r-7"), ("Cache-Control", "max-age=60")])
+        elif name == "text":
+            self.send(200, "héllo wörld 🪐\ntrailing space \n\ttab\n".encode(), [("Content-Type", "text/plain; charset=utf-8")])
+        elif name == "image.png":
+            self.send(200, PNG, [("Content-Type", "image/png")])
+        elif name == "deflate":
+            payload = json.dumps({"deflated": True, "items": list(range(300))}).encode()
+            self.send(200, zlib.compress(payload), [("Content-Type", "application/json"), ("Content-Encoding", "deflate")])
+        elif name == "redirect":
+            self.send(302, b"", [("Location", "/rec/json"), ("X-Why", "moved")])
+        elif name == "etag":
+            if self.headers.get("If-None-Match") == '"v1"':
+                self.send(304, b"", [("ETag", '"v1"')])
+            else:
+                self.send(200, b"fresh", [("Content-Type", "text/plain"), ("ETag", '"v1"')])
+        elif name == "cookies":
+            self.send(200, b"{}", [("Content-Type", "application/json"), ("Set-Cookie", "session=cookie-secret-4567; Path=/"),
+                                   ("Set-Cookie", "theme=dark; Path=/"), ("X-After", "cookies")])
+        elif name == "whoami":
+            body = json.dumps({"authorization": self.headers.get("Authorization"), "method": self.command}).encode()
+            self.send(200, body, [("Content-Type", "application/json")])
+        elif name == "counter":
+            with COUNTER_LOCK:
+                COUNTER[0] += 1
+                value = COUNTER[0]
+            self.send(200, b"count %d" % value, [("Content-Type", "text/plain")])
+        elif name == "big":
+            body = json.dumps([{"index": i, "text": "row %d of the big answer" % i} for i in range(2500)]).encode()
+            self.send(200, body, [("Content-Type", "application/json")])
+        elif name == "orders":
+            self.send(201, json.dumps({"received": json.loads(data or b"null")}).encode(), [("Content-Type", "application/json")])
+        else:
+            self.send(404, b"no such recorded route", [("Content-Type", "text/plain")])
 
     do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_HEAD = handle_any
 

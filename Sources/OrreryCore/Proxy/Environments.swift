@@ -76,6 +76,15 @@ public struct Environments: Sendable {
         return map.defaultConfigurationIndex.map { upstreams[$0] }
     }
 
+    /// The host a fixture recorded from this request should require: the one the client named, when the name chose
+    /// the upstream (an absolute URI, or a `Host` naming a configured host). Nil for a request that reached the
+    /// default configuration with Orrery's own address, so its fixture answers on whatever address replays it.
+    public func recordedHost(for request: HTTPRequest) -> String? {
+        guard let host = request.host else { return nil }
+        if request.isAbsoluteForm { return host }
+        return map.configurations.contains { $0.names(host) } ? host : nil
+    }
+
     private func resolveUpstream(of configuration: HostMap.Configuration) -> Result<Upstream, UpstreamSelectionError> {
         let choice = activeChoice(for: configuration)
         guard let entry = configuration.host(forKey: choice.key) else {

@@ -5,9 +5,23 @@ import Foundation
 public struct StubLoader: Sendable {
     /// The folder as the user named it; error messages use paths under this name.
     public let root: String
+    /// Folders under the root (relative paths) that another loader reads: a recording folder inside the stubs.
+    public let excludedFolders: Set<String>
+    /// Keeps the ids of two loaders apart when their files have the same relative paths.
+    public let idNamespace: String
 
-    public init(root: String) {
+    public init(root: String, excludedFolders: Set<String> = [], idNamespace: String = "") {
         self.root = root
+        self.excludedFolders = excludedFolders
+        self.idNamespace = idNamespace
+    }
+
+    /// `folder` relative to `root` when it lies inside it (`stubs/recorded` under `stubs` is `recorded`).
+    public static func relativePath(of folder: String, under root: String) -> String? {
+        let rootPath = URL(fileURLWithPath: root).standardizedFileURL.resolvingSymlinksInPath().path
+        let path = URL(fileURLWithPath: folder).standardizedFileURL.resolvingSymlinksInPath().path
+        if path == rootPath { return "" }
+        return path.hasPrefix(rootPath + "/") ? String(path.dropFirst(rootPath.count + 1)) : nil
     }
 
     public static let stubExtensions: Set<String> = ["json", "yaml", "yml"]
@@ -32,7 +46,10 @@ public struct StubLoader: Sendable {
             let name = url.lastPathComponent
             let isFolder = (try? url.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) ?? false
             if isFolder {
-                if name == "bodies" || name.hasPrefix(".") { enumerator.skipDescendants() }
+                let relative = String(url.standardizedFileURL.path.dropFirst(rootPath.count + 1))
+                if name == "bodies" || name.hasPrefix(".") || excludedFolders.contains(relative) {
+                    enumerator.skipDescendants()
+                }
                 continue
             }
             guard !Self.isTemporary(name), Self.stubExtensions.contains(url.pathExtension.lowercased()) else {
@@ -84,7 +101,7 @@ public struct StubLoader: Sendable {
         }
         var decoder = StubDecoder(
             displayPath: display, directory: url.deletingLastPathComponent(), stubsRoot: URL(fileURLWithPath: root),
-            makeID: { index in StubID.make(file: relative, index: index) })
+            makeID: { [idNamespace] index in StubID.make(file: idNamespace + relative, index: index) })
         let stubs = decoder.decodeFile(node)
         guard decoder.errors.isEmpty else { throw SourceErrors(decoder.errors) }
         return stubs

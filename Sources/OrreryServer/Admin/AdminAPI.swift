@@ -12,17 +12,20 @@ final class AdminAPI: Sendable {
     private let environments: EnvironmentRegistry?
     let serviceLogger: NetworkServiceLogger
     /// Whether misses are forwarded (a host map, and no `--no-proxy`).
-    private let isProxying: Bool
+    let isProxying: Bool
     private let logger: Logger
     private let startedAt = Date()
     private let threads: Int
     /// Needed from clients that are not on loopback; without one, only loopback clients may use the API.
     private let token: String?
+    /// `--record`'s folder: where `POST /__admin/recordings/start` records when its body names none.
+    let defaultRecordingFolder: String?
 
     init(
         registry: StubRegistry, environments: EnvironmentRegistry?, serviceLogger: NetworkServiceLogger, isProxying: Bool,
-        logger: Logger, threads: Int, token: String?
+        logger: Logger, threads: Int, token: String?, defaultRecordingFolder: String? = nil
     ) {
+        self.defaultRecordingFolder = defaultRecordingFolder
         self.registry = registry
         self.environments = environments
         self.serviceLogger = serviceLogger
@@ -74,7 +77,8 @@ final class AdminAPI: Sendable {
         case (_, "environments", 2): return .methodNotAllowed(request, allowed: "PUT")
         case (_, "health", 1): return .methodNotAllowed(request, allowed: "GET")
         case (_, "stubs", 1): return .methodNotAllowed(request, allowed: "GET, POST")
-        case (_, "stubs", 2): return .methodNotAllowed(request, allowed: parts[1] == "reload" ? "POST" : "GET, PUT, DELETE")
+        case (_, "stubs", 2):
+            return .methodNotAllowed(request, allowed: parts[1] == "reload" || parts[1] == "rewind" ? "POST" : "GET, PUT, DELETE")
         case ("GET", "requests", 1): return listRequests(request)
         case ("DELETE", "requests", 1): return clearRequests()
         case ("GET", "requests", 2) where parts[1] == "unmatched": return unmatchedRequests(request)
@@ -91,10 +95,14 @@ final class AdminAPI: Sendable {
         case (_, "logging", 2) where parts[1] == "start" || parts[1] == "stop": return .methodNotAllowed(request, allowed: "POST")
         case ("GET", "requests.har", 1): return har()
         case (_, "requests.har", 1): return .methodNotAllowed(request, allowed: "GET")
-        case (_, "recordings", _):
-            return .error(
-                .Code501NotImplemented,
-                "\(request.path) is part of the admin API but this build of Orrery does not serve it yet.")
+        case ("POST", "recordings", 2) where parts[1] == "start": return startRecording(request)
+        case ("POST", "recordings", 2) where parts[1] == "stop": return stopRecording()
+        case ("GET", "recordings", 1): return recordingStatus()
+        case (_, "recordings", 1): return .methodNotAllowed(request, allowed: "GET")
+        case (_, "recordings", 2) where parts[1] == "start" || parts[1] == "stop": return .methodNotAllowed(request, allowed: "POST")
+        case ("POST", "stubs", 2) where parts[1] == "rewind":
+            registry.rewindSequences()
+            return .json(.object([("rewound", .bool(true))]))
         default:
             return .error(.Code404NotFound, "There is no admin endpoint \(request.method) \(request.path).")
         }

@@ -36,13 +36,24 @@ public final class Daemon: Sendable {
             redactor: Redactor(
                 headers: configuration.redactedHeaders, queryParameters: configuration.redactedQueryParameters,
                 jsonFields: configuration.redactedJSONFields),
-            logger: logger)
+            registry: registry, logger: logger)
+        if let settings = configuration.recording {
+            guard proxyEnvironments != nil || settings.mode == .none else {
+                throw RecordingError(
+                    "--record needs the proxy to record from (a host map, without --no-proxy or --offline); --record-mode none only replays")
+            }
+            do {
+                try serviceLogger.recorder.start(settings)
+            } catch {
+                throw error.sourceErrors ?? error
+            }
+        }
         if let settings = configuration.trafficLog { try serviceLogger.startTrafficLog(settings) }
         self.serviceLogger = serviceLogger
         let admin = AdminAPI(
             registry: registry, environments: environments, serviceLogger: serviceLogger,
             isProxying: proxyEnvironments != nil, logger: logger, threads: configuration.http.threads,
-            token: configuration.adminToken)
+            token: configuration.adminToken, defaultRecordingFolder: configuration.recording?.folder)
         let registry = self.registry
         server = try HTTPServer(configuration: configuration.http) { _, loop throws(EventError) in
             let proxy = try proxyEnvironments.map { environments throws(EventError) in
@@ -77,6 +88,7 @@ public final class Daemon: Sendable {
         server.shutdown()
         // Every exchange answered is queued by now: write it out before the process goes.
         serviceLogger.stopTrafficLog()
+        serviceLogger.recorder.stop()
     }
 
     /// Reloads the stubs from disk, keeping the running set (and logging why) when the files are broken.
@@ -107,13 +119,14 @@ public final class Daemon: Sendable {
         }
         var watcher: RepeatingTimer?
         if configuration.watchIntervalMilliseconds > 0 {
-            var fingerprint = FolderFingerprint(folder: configuration.stubsFolder)
+            var fingerprint = registry.watchedFolders.map(FolderFingerprint.init(folder:))
             watcher = try RepeatingTimer(loop: control, intervalMilliseconds: configuration.watchIntervalMilliseconds) {
                 [self] in
-                let current = FolderFingerprint(folder: configuration.stubsFolder)
+                let folders = registry.watchedFolders
+                let current = folders.map(FolderFingerprint.init(folder:))
                 guard current != fingerprint else { return }
                 fingerprint = current
-                reload(reason: "files changed under \(configuration.stubsFolder)")
+                reload(reason: "files changed under \(folders.joined(separator: " or "))")
             }
         }
         try start()

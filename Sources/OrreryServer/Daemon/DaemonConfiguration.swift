@@ -32,6 +32,8 @@ public struct DaemonConfiguration: Sendable {
     public var redactedJSONFields: [String] = []
     /// `--log-traffic`: the traffic log to start with.
     public var trafficLog: TrafficLogSettings?
+    /// `--record`: the recording session to start with.
+    public var recording: RecordingSettings?
 
     /// `hosts.json` in the config folder.
     public var hostMapPath: String { (configFolder.hasSuffix("/") ? configFolder : configFolder + "/") + "hosts.json" }

@@ -25,6 +25,11 @@ public final class EnvironmentRegistry: Sendable {
         environments.withLock { $0.upstream(for: request) }
     }
 
+    /// See `Environments.recordedHost(for:)`.
+    public func recordedHost(for request: HTTPRequest) -> String? {
+        environments.withLock { $0.recordedHost(for: request) }
+    }
+
     /// `api.example.com → PROD (https://api.example.com)`, for the start-up log.
     public var activeSummary: String {
         environments.withLock { environments in
@@ -50,31 +55,6 @@ public final class EnvironmentRegistry: Sendable {
             try AtomicFile.write(Array((state.prettyEncoded + "\n").utf8), to: statePath)
         } catch {
             throw EnvironmentError("the choice is active but could not be saved to \(statePath): \(error)")
-        }
-    }
-}
-
-/// Writes a file so that readers see the old or the new contents, never a part: a temporary file beside it
-/// (named with a leading dot and ending in `.tmp`), flushed, then renamed over the target.
-enum AtomicFile {
-    static func write(_ bytes: [UInt8], to path: String) throws {
-        let url = URL(fileURLWithPath: path)
-        let temporary = url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0 ... .max)).tmp")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: temporary.path])
-        }
-        do {
-            let handle = try FileHandle(forWritingTo: temporary)
-            try handle.write(contentsOf: Data(bytes))
-            try handle.synchronize()
-            try handle.close()
-            guard rename(temporary.path, url.path) == 0 else {
-                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
-            }
-        } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw error
         }
     }
 }

@@ -47,6 +47,14 @@ final class ProxyForwarder {
             headers: ProxyHeaders.upstreamRequest(
                 request.headers, upstream: upstream, clientAddress: responder.remoteAddress, injected: injected),
             body: request.body)
+        // The recorder's question costs one atomic load when no session is on.
+        let recorder = serviceLogger.recorder
+        var fixtureHost: String?
+        var isRecorded = false
+        if recorder.isRecording {
+            fixtureHost = environments.recordedHost(for: request)
+            isRecorded = recorder.shouldRecord(request, host: fixtureHost)
+        }
         let started = ContinuousClock.now
         client.send(upstreamRequest) { [logger] result in
             switch result {
@@ -55,6 +63,11 @@ final class ProxyForwarder {
                 if request.method == "HEAD", let length = response.headers["Content-Length"] {
                     // A HEAD answer has no body, so its length is the upstream's to state.
                     headers.add("Content-Length", length)
+                }
+                if isRecorded {
+                    recorder.record(
+                        request, host: fixtureHost, folder: upstream.canonicalHost ?? upstream.hostHeader,
+                        status: response.status, headers: headers, body: response.body)
                 }
                 self.serviceLogger.log(
                     request, responder: responder, startedAt: startedAt, status: response.status, headers: headers,

@@ -5,10 +5,12 @@ import OrreryEvent
 import Synchronization
 
 /// Where every exchange goes once it is answered (Astro's NetworkServiceLogger, grown up): redacted once, then kept
-/// in the journal and written to the traffic log when one is on. Shared by all event loops.
+/// in the journal and written to the traffic log when one is on; proxied answers also go to the recorder during a
+/// recording session. Shared by all event loops.
 final class NetworkServiceLogger: Sendable {
     let journal: Journal
     let redactor: Redactor
+    let recorder: Recorder
     private let logger: Logger
     private let trafficLog = Mutex<TrafficLog?>(nil)
     /// The settings of the last traffic log started, so a restart without a file reuses them.
@@ -16,9 +18,10 @@ final class NetworkServiceLogger: Sendable {
     /// Mirrors `trafficLog != nil`, so the request path can skip the lock when there is none.
     private let isTrafficLogging = Atomic<Bool>(false)
 
-    init(journal: Journal, redactor: Redactor, logger: Logger) {
+    init(journal: Journal, redactor: Redactor, registry: StubRegistry, logger: Logger) {
         self.journal = journal
         self.redactor = redactor
+        recorder = Recorder(registry: registry, redactor: redactor, logger: logger)
         self.logger = logger
     }
 

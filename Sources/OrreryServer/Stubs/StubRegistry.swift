@@ -2,28 +2,44 @@ import OrreryCore
 import OrreryEvent
 import Synchronization
 
-/// The running stub set: stubs from files plus stubs added through the admin API, published as immutable
-/// `StubIndex` snapshots.
+/// The running stub set: stubs from files, fixtures from a recording folder, and stubs added through the admin API,
+/// published as immutable `StubIndex` snapshots.
 ///
 /// Event loops read the snapshot without a lock: each keeps its own reference and compares an atomic generation
 /// number per request, taking the lock only when a change was published.
 public final class StubRegistry: Sendable {
-    public let loader: StubLoader
+    private let stubsFolder: String
     private let state: Mutex<State>
     private let generationCounter = Atomic<Int>(0)
     /// Serialises reloads, so two at once cannot publish out of order.
     private let reloadLock = Mutex<Void>(())
 
     private struct State {
+        var loader: StubLoader
+        var fixtureLoader: StubLoader?
         var fileStubs: [Stub] = []
+        var fixtureStubs: [Stub] = []
         var adminStubs: [Stub] = []
         var index = StubIndex([])
         var fileCount = 0
+        var fixtureFileCount = 0
+        /// While a recording session runs, its fixtures stay as they were when it started (see `pinFixtures`).
+        var areFixturesPinned = false
     }
 
     public init(stubsFolder: String) {
-        loader = StubLoader(root: stubsFolder)
-        state = Mutex(State())
+        self.stubsFolder = stubsFolder
+        state = Mutex(State(loader: StubLoader(root: stubsFolder)))
+    }
+
+    public var loader: StubLoader { state.withLock { $0.loader } }
+
+    /// The folders whose changes call for a reload: the stubs folder, and a recording folder outside it.
+    public var watchedFolders: [String] {
+        state.withLock { state in
+            guard let fixtures = state.fixtureLoader?.root, state.loader.excludedFolders.isEmpty else { return [stubsFolder] }
+            return [stubsFolder, fixtures]
+        }
     }
 
     public var generation: Int { generationCounter.load(ordering: .acquiring) }
@@ -35,19 +51,60 @@ public final class StubRegistry: Sendable {
 
     public var index: StubIndex { snapshot().index }
 
-    public var fileCount: Int { state.withLock { $0.fileCount } }
+    /// Stub files and fixture files loaded.
+    public var fileCount: Int { state.withLock { $0.fileCount + $0.fixtureFileCount } }
 
-    /// Reads the stubs folder again. On any error the running set stays as it was and every error is thrown.
+    /// Reads the stubs folder (and the recording folder, unless a session pinned it) again. On any error the running
+    /// set stays as it was and every error is thrown.
     @discardableResult
     public func reload() throws(SourceErrors) -> (stubs: Int, files: Int) {
         try reloadLock.withLock { _ throws(SourceErrors) in
+            let (loader, fixtureLoader, isPinned) = state.withLock { ($0.loader, $0.fixtureLoader, $0.areFixturesPinned) }
             let (stubs, files) = try loader.loadWithFileCount()
+            let fixtures = isPinned ? nil : try fixtureLoader.map { loader throws(SourceErrors) in try Self.loadFixtures(loader) }
             return publish { state in
                 state.fileStubs = stubs
                 state.fileCount = files
-                return (state.fileStubs.count + state.adminStubs.count, files)
+                if let fixtures { (state.fixtureStubs, state.fixtureFileCount) = fixtures }
+                return (state.fileStubs.count + state.fixtureStubs.count + state.adminStubs.count, state.fileCount + state.fixtureFileCount)
             }
         }
+    }
+
+    /// Makes `folder` the recording folder whose fixtures are served next to the stubs, loads it, and keeps its
+    /// fixtures as loaded now until `unpinFixtures`: a session records repeats instead of replaying what it just
+    /// wrote. With `serving` false (record mode `all`) none of its fixtures answer meanwhile. Returns the fixtures
+    /// that answer. Throws the folder's errors, changing nothing.
+    public func pinFixtures(folder: String, serving: Bool) throws(SourceErrors) -> [Stub] {
+        try reloadLock.withLock { _ throws(SourceErrors) in
+            let fixtureLoader = StubLoader(root: folder, idNamespace: "recording:")
+            let (fixtures, files) = FileSystem.isDirectory(folder) ? try Self.loadFixtures(fixtureLoader) : ([], 0)
+            let excluded = StubLoader.relativePath(of: folder, under: stubsFolder).map { Set([$0]) } ?? []
+            let loader = StubLoader(root: stubsFolder, excludedFolders: excluded)
+            // The stubs folder loses the recording folder's files: they are fixtures now, read by their own loader.
+            let stubs = excluded.isEmpty ? nil : try loader.loadWithFileCount()
+            return publish { state in
+                state.loader = loader
+                state.fixtureLoader = fixtureLoader
+                if let stubs { (state.fileStubs, state.fileCount) = stubs }
+                state.fixtureStubs = serving ? fixtures : []
+                state.fixtureFileCount = files
+                state.areFixturesPinned = true
+                return state.fixtureStubs
+            }
+        }
+    }
+
+    /// Ends a session's pin: the recording folder is read again, so what the session wrote answers from now on.
+    public func unpinFixtures() throws(SourceErrors) {
+        state.withLock { $0.areFixturesPinned = false }
+        try reload()
+    }
+
+    private static func loadFixtures(_ loader: StubLoader) throws(SourceErrors) -> ([Stub], Int) {
+        // A recording folder that does not exist yet holds no fixtures; it is made on the first write.
+        guard FileSystem.isDirectory(loader.root) else { return ([], 0) }
+        return try loader.loadWithFileCount()
     }
 
     /// Adds a stub at run time; it outlives reloads from disk.
@@ -67,6 +124,10 @@ public final class StubRegistry: Sendable {
                 state.fileStubs[position] = stub
                 return true
             }
+            if let position = state.fixtureStubs.firstIndex(where: { $0.id == stub.id }) {
+                state.fixtureStubs[position] = stub
+                return true
+            }
             return false
         }
     }
@@ -74,11 +135,17 @@ public final class StubRegistry: Sendable {
     /// Removes a stub by id; false when there is none.
     public func remove(id: String) -> Bool {
         publish { state in
-            let before = state.adminStubs.count + state.fileStubs.count
+            let before = state.adminStubs.count + state.fileStubs.count + state.fixtureStubs.count
             state.adminStubs.removeAll { $0.id == id }
             state.fileStubs.removeAll { $0.id == id }
-            return state.adminStubs.count + state.fileStubs.count != before
+            state.fixtureStubs.removeAll { $0.id == id }
+            return state.adminStubs.count + state.fileStubs.count + state.fixtureStubs.count != before
         }
+    }
+
+    /// Starts every sequence over from its first response.
+    public func rewindSequences() {
+        for entry in index.stubs { entry.rewind() }
     }
 
     /// Applies a change, rebuilds the index and bumps the generation. Event loops take this lock only once per
@@ -86,8 +153,9 @@ public final class StubRegistry: Sendable {
     private func publish<Result>(_ change: (inout State) -> Result) -> Result {
         state.withLock { state in
             let result = change(&state)
-            // Admin stubs come after file stubs, so on a tie a stub from a file wins (see the README).
-            state.index = StubIndex(state.fileStubs + state.adminStubs, compress: { Zlib.compress($0, $1) })
+            // Stub files first, then fixtures, then admin stubs: on a tie the earlier wins (see the README).
+            state.index = StubIndex(
+                state.fileStubs + state.fixtureStubs + state.adminStubs, compress: { Zlib.compress($0, $1) })
             generationCounter.add(1, ordering: .releasing)
             return result
         }

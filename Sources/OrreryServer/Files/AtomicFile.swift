@@ -1,0 +1,77 @@
+import Foundation
+
+/// Writes a file so that readers (and a process killed half-way) see the old or the new contents, never a part: a
+/// temporary file beside it (named with a leading dot and ending in `.tmp`, which the stub loader skips), flushed,
+/// then renamed over the target.
+enum AtomicFile {
+    /// Throws a `FileError` that names the file and says why (`No space left on device`).
+    static func write(_ bytes: [UInt8], to path: String) throws(FileError) {
+        let url = URL(fileURLWithPath: path)
+        let temporary = url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0 ... .max)).tmp").path
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw FileError(path: path, doing: "creating a temporary file for") }
+        var failure: FileError?
+        var offset = 0
+        while offset < bytes.count, failure == nil {
+            let written = bytes.withUnsafeBytes { buffer in
+                Glibc.write(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
+            }
+            if written > 0 {
+                offset += written
+            } else if written < 0 && errno == EINTR {
+                continue
+            } else {
+                failure = FileError(path: path, doing: "writing")
+            }
+        }
+        if failure == nil, fsync(descriptor) != 0 { failure = FileError(path: path, doing: "flushing") }
+        if close(descriptor) != 0, failure == nil { failure = FileError(path: path, doing: "closing") }
+        if failure == nil, rename(temporary, path) != 0 { failure = FileError(path: path, doing: "renaming into place") }
+        if let failure {
+            unlink(temporary)
+            throw failure
+        }
+    }
+
+    /// Removes the temporary files a killed process left under `folder` (never read: the loader skips them).
+    static func removeLeftovers(in folder: String) {
+        guard let enumerator = FileManager.default.enumerator(atPath: folder) else { return }
+        for case let relative as String in enumerator {
+            let name = (relative as NSString).lastPathComponent
+            if name.hasPrefix("."), name.hasSuffix(".tmp") { unlink(folder + "/" + relative) }
+        }
+    }
+
+    /// Makes a folder and its parents.
+    static func makeFolder(_ path: String) throws(FileError) {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw FileError("making the folder \(path) failed: \((error as NSError).localizedDescription)")
+        }
+    }
+}
+
+/// A file operation that failed, with the system's reason: `writing recordings/a.GET.yaml failed: No space left
+/// on device`.
+struct FileError: Error, CustomStringConvertible {
+    var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+
+    /// From `errno`, right after the failing call.
+    init(path: String, doing action: String) {
+        description = "\(action) \(path) failed: \(String(cString: strerror(errno)))"
+    }
+}
+
+/// Small questions about the file system.
+enum FileSystem {
+    static func isDirectory(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+    }
+}
