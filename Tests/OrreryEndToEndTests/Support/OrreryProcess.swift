@@ -18,15 +18,26 @@ final class OrreryProcess {
         return packageRoot.appendingPathComponent(".build/debug/orrery")
     }
 
-    init(_ arguments: [String], workingDirectory: URL? = nil) throws {
+    /// - Parameter shell: shell commands run first in the child's shell, such as `ulimit -f 64;`, before it
+    ///   becomes the daemon (`exec`), so that they apply to the daemon alone.
+    /// - Parameter executable: another program to run with `arguments` (one that starts orrery itself).
+    init(_ arguments: [String], workingDirectory: URL? = nil, shell: String? = nil, executable: String? = nil) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("orrery-e2e-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         stdoutURL = folder.appendingPathComponent("stdout.log")
         stderrURL = folder.appendingPathComponent("stderr.log")
         FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
         FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
-        process.executableURL = Self.binary
-        process.arguments = arguments
+        if let executable {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+        } else if let shell {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", shell + #" exec "$0" "$@""#, Self.binary.path] + arguments
+        } else {
+            process.executableURL = Self.binary
+            process.arguments = arguments
+        }
         process.currentDirectoryURL = workingDirectory ?? Self.packageRoot
         process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
         process.standardError = try FileHandle(forWritingTo: stderrURL)
