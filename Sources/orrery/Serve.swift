@@ -80,18 +80,7 @@ struct Serve: ParsableCommand {
     @Option(help: ArgumentHelp("Bytes of each request and response body the journal captures.", valueName: "bytes"))
     var journalBodyLimit = 64 * 1024
 
-    @Option(
-        name: .customLong("redact-header"),
-        help: ArgumentHelp(
-            "A header whose value is replaced by [REDACTED] in the journal, logs, HAR and recordings (repeatable; "
-                + "Authorization, Proxy-Authorization, Cookie and Set-Cookie always are).", valueName: "name"))
-    var redactHeaders: [String] = []
-
-    @Option(name: .customLong("redact-query"), help: ArgumentHelp("A query parameter to redact (repeatable).", valueName: "name"))
-    var redactQuery: [String] = []
-
-    @Option(name: .customLong("redact-json-field"), help: ArgumentHelp("A JSON body field to redact (repeatable).", valueName: "name"))
-    var redactJSONFields: [String] = []
+    @OptionGroup var redaction: RedactionOptions
 
     @Option(help: ArgumentHelp("Write every exchange to FILE as JSON Lines, as it happens (redacted like the journal).", valueName: "file"))
     var logTraffic: String?
@@ -169,9 +158,9 @@ struct Serve: ParsableCommand {
         configuration.journal.maximumEntries = journalEntries
         configuration.journal.maximumBytes = journalBytes
         configuration.journal.maximumBodyBytes = journalBodyLimit
-        configuration.redactedHeaders = redactHeaders
-        configuration.redactedQueryParameters = redactQuery
-        configuration.redactedJSONFields = redactJSONFields
+        configuration.redactedHeaders = redaction.headers
+        configuration.redactedQueryParameters = redaction.queryParameters
+        configuration.redactedJSONFields = redaction.jsonFields
         if let logTraffic {
             var settings = TrafficLogSettings(path: logTraffic)
             settings.maximumBytes = logTrafficMaxSize

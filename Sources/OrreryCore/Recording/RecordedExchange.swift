@@ -1,3 +1,5 @@
+import Foundation
+
 /// One exchange as a recording keeps it: already redacted, the response body decoded, ready to become a fixture.
 ///
 /// Made by the recorder from a proxied exchange and by `orrery import har` from a HAR entry; both go through this
@@ -61,6 +63,23 @@ public struct RecordedExchange: Sendable {
             })
         responseBody = decodedBody
         self.encoding = isDecoded ? encoding : nil
+    }
+
+    /// An exchange with its secrets redacted as the journal redacts them (the response body already decoded, so
+    /// that a secret echoed inside gzip is found), bodies whole whatever the journal's limit.
+    public static func redacted(
+        request: HTTPRequest, host: String?, folder: String, matchHeaders: [String], status: Int,
+        responseHeaders: HTTPHeaders, decodedBody: Payload, encoding: ContentCoding?, redactor: Redactor
+    ) -> RecordedExchange {
+        let entry = redactor.redact(
+            JournalEntry(
+                startedAt: Date(), durationMicroseconds: 0, request: request, requestBodySize: request.body.count,
+                clientAddress: "",
+                response: CapturedResponse(status: status, headers: responseHeaders, body: decodedBody, limit: .max),
+                outcome: .proxied(environment: nil, upstream: folder, error: nil)))
+        return RecordedExchange(
+            request: entry.request, host: host, folder: folder, matchHeaders: matchHeaders, status: status,
+            responseHeaders: entry.response.headers, decodedBody: entry.response.body.bytes, encoding: encoding)
     }
 
     /// What makes two requests the same for a fixture: repeats of it with new answers form a sequence.

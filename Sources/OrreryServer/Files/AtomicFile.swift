@@ -55,8 +55,8 @@ enum AtomicFile {
 
 /// A file operation that failed, with the system's reason: `writing recordings/a.GET.yaml failed: No space left
 /// on device`.
-struct FileError: Error, CustomStringConvertible {
-    var description: String
+public struct FileError: Error, CustomStringConvertible {
+    public var description: String
 
     init(_ description: String) {
         self.description = description

@@ -19,8 +19,8 @@ final class Recorder: Sendable {
     /// Mirrors "a session is on", so that a proxied request costs one load when none is.
     private let isActive = Atomic<Bool>(false)
     private let state = Mutex<State>(State())
-    /// The files of the current session, touched only on `queue`.
-    private let files = Mutex<[String: FixtureFile]>([:])
+    /// The current session's writer, touched only on `queue`.
+    private let writer = Mutex<FixtureWriter?>(nil)
 
     private struct State {
         var session: Session?
@@ -76,7 +76,11 @@ final class Recorder: Sendable {
                 fixtures.compactMap { stub in
                     stub.request.url.exactPath.map { Route(method: stub.request.method ?? "", host: stub.request.host, path: $0) }
                 })
-            files.withLock { $0 = [:] }
+            writer.withLock {
+                $0 = FixtureWriter(
+                    folder: settings.folder, isReplacing: settings.mode == .all, matchHeaders: settings.matchHeaders,
+                    origin: "a recording")
+            }
             state.session = Session(settings: settings, startedAt: Date(), routesWithFixtures: routes)
             isActive.store(true, ordering: .releasing)
         }
@@ -96,6 +100,7 @@ final class Recorder: Sendable {
             state.last = state.session
             return state.session
         }
+        writer.withLock { $0 = nil }
         guard let session else { return nil }
         release(session)
         logger.info("recording stopped: \(session.exchangesRecorded) exchanges into \(session.filesWritten.count) files in \(session.settings.folder)")
@@ -159,11 +164,25 @@ final class Recorder: Sendable {
         _ request: HTTPRequest, host: String?, folder: String, status: Int, headers: HTTPHeaders, body: Payload
     ) {
         queue.async { [self] in
-            guard let settings = state.withLock({ $0.session.flatMap { $0.failure == nil ? $0.settings : nil } }) else { return }
-            let exchange = prepare(
-                request, host: host, folder: folder, status: status, headers: headers, body: body, settings: settings)
+            // A session that stopped still writes what was queued before; one that failed writes nothing more.
+            guard var writer = writer.withLock({ $0 }), state.withLock({ $0.session.map { $0.failure == nil } ?? false }) else {
+                return
+            }
+            // The body is decoded before redaction, so that a secret echoed inside gzip is found too.
+            var coding: ContentCoding?
+            var decoded = body
+            if let value = headers["Content-Encoding"], let named = ContentCoding(headerValue: value), named != .identity,
+                let bytes = body.withUnsafeBytes({ Zlib.decompress(Array($0), named) })
+            {
+                coding = named
+                decoded = Payload(bytes)
+            }
+            let exchange = RecordedExchange.redacted(
+                request: request, host: host, folder: folder, matchHeaders: writer.matchHeaders, status: status,
+                responseHeaders: headers, decodedBody: decoded, encoding: coding, redactor: redactor)
             do {
-                let written = try write(exchange, settings: settings)
+                let written = try writer.write(exchange)
+                self.writer.withLock { $0 = writer }
                 state.withLock { state in
                     state.session?.exchangesRecorded += 1
                     if let written { state.session?.filesWritten.insert(written) }
@@ -171,79 +190,6 @@ final class Recorder: Sendable {
             } catch {
                 fail("\(error)")
             }
-        }
-    }
-
-    /// Decodes the body (so that a fixture reads as text and an echoed secret inside gzip is found), then redacts.
-    private func prepare(
-        _ request: HTTPRequest, host: String?, folder: String, status: Int, headers: HTTPHeaders, body: Payload,
-        settings: RecordingSettings
-    ) -> RecordedExchange {
-        var coding: ContentCoding?
-        var decoded = body
-        if let value = headers["Content-Encoding"], let named = ContentCoding(headerValue: value), named != .identity,
-            let bytes = body.withUnsafeBytes({ Zlib.decompress(Array($0), named) })
-        {
-            coding = named
-            decoded = Payload(bytes)
-        }
-        // Recording keeps whole bodies, whatever the journal's limit.
-        let entry = redactor.redact(
-            JournalEntry(
-                startedAt: Date(), durationMicroseconds: 0, request: request, requestBodySize: request.body.count,
-                clientAddress: "", response: CapturedResponse(status: status, headers: headers, body: decoded, limit: .max),
-                outcome: .proxied(environment: nil, upstream: folder, error: nil)))
-        return RecordedExchange(
-            request: entry.request, host: host, folder: folder, matchHeaders: settings.matchHeaders, status: status,
-            responseHeaders: entry.response.headers, decodedBody: entry.response.body.bytes, encoding: coding)
-    }
-
-    /// Adds the exchange to its route file and writes the file (body files first); returns the file's path
-    /// relative to the folder, or nil when nothing changed.
-    private func write(_ exchange: RecordedExchange, settings: RecordingSettings) throws(FileError) -> String? {
-        let route = FixtureLayout.routeFile(folder: exchange.folder, method: exchange.method, path: exchange.path)
-        var file: FixtureFile
-        if let open = files.withLock({ $0[route] }) {
-            file = open
-        } else {
-            file = try openFile(route, settings: settings)
-        }
-        guard file.add(exchange) else {
-            files.withLock { $0[route] = file }
-            return nil
-        }
-        let (text, bodyFiles) = file.render()
-        for body in bodyFiles {
-            let path = settings.folder + "/" + body.path
-            // Body files are named by content: one already there holds these bytes.
-            guard !FileManager.default.fileExists(atPath: path) else { continue }
-            try AtomicFile.makeFolder((path as NSString).deletingLastPathComponent)
-            try AtomicFile.write(body.bytes, to: path)
-        }
-        let path = settings.folder + "/" + file.relativePath
-        try AtomicFile.makeFolder((path as NSString).deletingLastPathComponent)
-        try AtomicFile.write(Array(text.utf8), to: path)
-        files.withLock { $0[route] = file }
-        return file.relativePath
-    }
-
-    /// The fixture file a route's exchanges go to in this session: a new one, or (unless the mode records
-    /// everything anew) the one on disk, appended to when it is a plain list and else left alone for a sibling.
-    private func openFile(_ route: String, settings: RecordingSettings) throws(FileError) -> FixtureFile {
-        let comment = "Recorded by Orrery \(OrreryVersion.current) on \(JournalEntry.timestamp(Date())); edit freely."
-        guard settings.mode != .all else { return FixtureFile(relativePath: route, comment: comment) }
-        var candidate = route
-        var number = 1
-        while true {
-            let path = settings.folder + "/" + candidate
-            guard let data = FileManager.default.contents(atPath: path) else {
-                return FixtureFile(relativePath: candidate, comment: comment)
-            }
-            if let text = String(validating: data, as: UTF8.self), FixtureFile.isBareList(text) {
-                return FixtureFile(relativePath: candidate, appendingTo: text)
-            }
-            number += 1
-            candidate = String(route.dropLast(".yaml".count)) + ".\(number).yaml"
         }
     }
 

@@ -1,0 +1,137 @@
+import Foundation
+
+/// Reads an HTTP Archive (HAR 1.2, from a browser's developer tools, Charles, mitmproxy or Orrery) into recorded
+/// exchanges, which `FixtureWriter` turns into stub files exactly as a recording would.
+public enum HARImport {
+    /// What an import found: the exchanges in the archive's order, and why any entry was left out.
+    public struct Result: Sendable {
+        public var exchanges: [RecordedExchange] = []
+        public var skipped: [String] = []
+    }
+
+    /// - Parameters:
+    ///   - pinsHost: whether fixtures require the host of each entry's URL (as a recording does for a named host).
+    ///   - redactor: secrets are redacted as in the journal, before anything is written.
+    public static func exchanges(
+        from har: JSONValue, matchHeaders: [String] = [], pinsHost: Bool = true, redactor: Redactor
+    ) throws(HARError) -> Result {
+        guard case .array(let entries)? = har["log"]?["entries"] else {
+            throw HARError("not a HAR file: there is no log.entries list")
+        }
+        var result = Result()
+        for (position, entry) in entries.enumerated() {
+            let label = "entry \(position + 1)"
+            do {
+                result.exchanges.append(
+                    try exchange(entry, matchHeaders: matchHeaders, pinsHost: pinsHost, redactor: redactor))
+            } catch {
+                result.skipped.append("\(label): \(error.description)")
+            }
+        }
+        return result
+    }
+
+    private static func exchange(
+        _ entry: JSONValue, matchHeaders: [String], pinsHost: Bool, redactor: Redactor
+    ) throws(HARError) -> RecordedExchange {
+        guard let request = entry["request"], let response = entry["response"] else {
+            throw HARError("it has no request or no response")
+        }
+        guard let method = request["method"]?.stringValue, let url = request["url"]?.stringValue else {
+            throw HARError("its request has no method or url")
+        }
+        let parsed = HTTPRequest(method: method, target: url, headers: headers(request["headers"]), body: try postData(request))
+        guard parsed.isAbsoluteForm, let authority = parsed.host, !authority.isEmpty else {
+            throw HARError("\(method) \(url): the url is not absolute")
+        }
+        guard case .number(let number, _)? = response["status"], let status = Int(exactly: number), (100...599).contains(status) else {
+            // Browsers keep requests that never got an answer (blocked, cancelled) with status 0.
+            throw HARError("\(method) \(url): no response was recorded")
+        }
+        var responseHeaders = headers(response["headers"])
+        let body = try content(response["content"], what: "\(method) \(url)")
+        // HAR keeps bodies decoded: a gzip or deflate answer is encoded again on replay; one Orrery cannot encode
+        // again (br, zstd) is replayed plain.
+        var encoding: ContentCoding?
+        if let value = responseHeaders["Content-Encoding"] {
+            encoding = ContentCoding(headerValue: value)
+            if encoding == nil || encoding == .identity { responseHeaders.remove("Content-Encoding") }
+        }
+        return RecordedExchange.redacted(
+            request: parsed, host: pinsHost ? authority : nil, folder: authority, matchHeaders: matchHeaders,
+            status: status, responseHeaders: responseHeaders, decodedBody: Payload(body), encoding: encoding,
+            redactor: redactor)
+    }
+
+    /// `[{name, value}]`, without HTTP/2's pseudo-headers (`:authority`, `:status`), which are not fields.
+    private static func headers(_ list: JSONValue?) -> HTTPHeaders {
+        guard case .array(let items)? = list else { return HTTPHeaders() }
+        var headers = HTTPHeaders()
+        for item in items {
+            guard let name = item["name"]?.stringValue, let value = item["value"]?.stringValue, !name.hasPrefix(":") else {
+                continue
+            }
+            headers.add(name, value)
+        }
+        return headers
+    }
+
+    /// The request body: `postData.text` (base64 when its `encoding` says so), or its `params` as a form.
+    private static func postData(_ request: JSONValue) throws(HARError) -> [UInt8] {
+        guard let postData = request["postData"] else { return [] }
+        if let text = postData["text"]?.stringValue {
+            return try decode(text, encoding: postData["encoding"]?.stringValue, what: "the request body")
+        }
+        guard case .array(let params)? = postData["params"] else { return [] }
+        let pairs = params.compactMap { param -> String? in
+            guard let name = param["name"]?.stringValue else { return nil }
+            return FormEncoding.encode(name) + "=" + FormEncoding.encode(param["value"]?.stringValue ?? "")
+        }
+        return Array(pairs.joined(separator: "&").utf8)
+    }
+
+    private static func content(_ content: JSONValue?, what: String) throws(HARError) -> [UInt8] {
+        guard let text = content?["text"]?.stringValue else { return [] }
+        return try decode(text, encoding: content?["encoding"]?.stringValue, what: "\(what): the response body")
+    }
+
+    private static func decode(_ text: String, encoding: String?, what: String) throws(HARError) -> [UInt8] {
+        guard encoding == "base64" else { return Array(text.utf8) }
+        guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters) else {
+            throw HARError("\(what) is marked base64 but is not")
+        }
+        return Array(data)
+    }
+}
+
+/// Why a HAR file, or one of its entries, could not be imported.
+public struct HARError: Error, CustomStringConvertible {
+    public var description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// `application/x-www-form-urlencoded` escaping, for HAR entries that give a form as `params`.
+enum FormEncoding {
+    static func encode(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "*"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            case UInt8(ascii: " "): out += "+"
+            default: out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return out
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}

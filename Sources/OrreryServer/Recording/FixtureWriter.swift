@@ -1,0 +1,69 @@
+import Foundation
+import OrreryCore
+
+/// Writes recorded exchanges into a recording folder: each to its route's fixture file, body files first, every
+/// file whole (a temporary file, then a rename). Used by the recorder as traffic passes and by `orrery import har`.
+public struct FixtureWriter: Sendable {
+    public let folder: String
+    /// Route files that exist are written anew (record mode `all`) rather than appended to.
+    public let isReplacing: Bool
+    /// Request headers the fixtures must match.
+    public let matchHeaders: [String]
+    /// Where the exchanges come from, for the comment at the top of a new file (`a recording`, `session.har`).
+    public let origin: String
+    /// The files of this writer so far, by route file.
+    private var files: [String: FixtureFile] = [:]
+
+    public init(folder: String, isReplacing: Bool, matchHeaders: [String] = [], origin: String) {
+        self.folder = folder
+        self.origin = origin
+        self.isReplacing = isReplacing
+        self.matchHeaders = matchHeaders
+    }
+
+    /// Adds the exchange to its route's file and writes that file; returns the file's path relative to the folder,
+    /// or nil when nothing changed (the same answer again).
+    @discardableResult
+    public mutating func write(_ exchange: RecordedExchange) throws(FileError) -> String? {
+        let route = FixtureLayout.routeFile(folder: exchange.folder, method: exchange.method, path: exchange.path)
+        var file: FixtureFile
+        if let open = files[route] {
+            file = open
+        } else {
+            file = openFile(route)
+        }
+        guard file.add(exchange) else { return nil }
+        let (text, bodyFiles) = file.render()
+        for body in bodyFiles {
+            let path = folder + "/" + body.path
+            // Body files are named by content: one already there holds these bytes.
+            guard !FileManager.default.fileExists(atPath: path) else { continue }
+            try AtomicFile.makeFolder((path as NSString).deletingLastPathComponent)
+            try AtomicFile.write(body.bytes, to: path)
+        }
+        let path = folder + "/" + file.relativePath
+        try AtomicFile.makeFolder((path as NSString).deletingLastPathComponent)
+        try AtomicFile.write(Array(text.utf8), to: path)
+        files[route] = file
+        return file.relativePath
+    }
+
+    /// A new file for the route, or the one on disk appended to when it is a plain list of fixtures; a file of
+    /// another shape is left alone for a numbered sibling (`users.GET.2.yaml`).
+    private func openFile(_ route: String) -> FixtureFile {
+        let comment = "Written by Orrery \(OrreryVersion.current) from \(origin) on \(JournalEntry.timestamp(Date())); edit freely."
+        guard !isReplacing else { return FixtureFile(relativePath: route, comment: comment) }
+        var candidate = route
+        var number = 1
+        while true {
+            guard let data = FileManager.default.contents(atPath: folder + "/" + candidate) else {
+                return FixtureFile(relativePath: candidate, comment: comment)
+            }
+            if let text = String(validating: data, as: UTF8.self), FixtureFile.isBareList(text) {
+                return FixtureFile(relativePath: candidate, appendingTo: text)
+            }
+            number += 1
+            candidate = String(route.dropLast(".yaml".count)) + ".\(number).yaml"
+        }
+    }
+}
