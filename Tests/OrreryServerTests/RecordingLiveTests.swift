@@ -67,8 +67,11 @@ struct RecordingLiveTests {
         defer { try? FileManager.default.removeItem(at: recordings) }
         let upstream = try FixtureProcess.upstream(name: "prod")
         var recorded: [PythonClient.Answer] = []
+        let trafficLog = recordings.path + ".traffic.jsonl"
+        defer { try? FileManager.default.removeItem(atPath: trafficLog) }
         try await LiveServer.with(files: ["config/hosts.json": hostMap([("PROD", "127.0.0.1:\(upstream.port)", "http")])]) {
             $0.recording = RecordingSettings(folder: recordings.path)
+            $0.trafficLog = TrafficLogSettings(path: trafficLog)
         } _: { (server: LiveServer) async throws in
             recorded = try PythonClient.send(port: server.port, Self.recordedRequests)
             #expect(recorded.map(\.status) == [200, 200, 200, 200, 200, 200, 302, 204, 200, 304, 200, 200, 200, 200, 200, 201, 200])
@@ -86,6 +89,9 @@ struct RecordingLiveTests {
             #expect(stopped["error"] is NSNull)
         }
         upstream.stop()
+        let logged = Array(FileManager.default.contents(atPath: trafficLog) ?? Data())
+        #expect(logged.count > 1000)
+        #expect(!Self.contains(logged, Self.token) && !Self.contains(logged, Self.cookieSecret), "the traffic log holds a secret")
 
         let written = Self.files(under: recordings)
         #expect(written.keys.contains("api.example.com/rec/json.GET.yaml"))
