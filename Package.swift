@@ -56,7 +56,7 @@ let package = Package(
         .executableTarget(
             name: "orrery",
             dependencies: [
-                "OrreryServer", "OrreryCore",
+                "OrreryServer", "OrreryCore", "OrreryEvent",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OrreryCore
+import OrreryEvent
 import OrreryServer
 
 struct Import: ParsableCommand {
@@ -56,7 +57,8 @@ struct ImportHAR: ParsableCommand {
         let result: HARImport.Result
         do {
             result = try HARImport.exchanges(
-                from: har, matchHeaders: matchHeaders, pinsHost: !anyHost, redactor: redaction.redactor)
+                from: har, matchHeaders: matchHeaders, pinsHost: !anyHost, redactor: redaction.redactor,
+                decompress: { Zlib.decompress($0, $1) })
         } catch {
             Console.error("\(file): \(error)")
             throw ExitCode(1)

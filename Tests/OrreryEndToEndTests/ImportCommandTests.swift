@@ -65,3 +65,58 @@ struct ImportCommandTests {
         #expect(missing.errors.contains("cannot read"))
     }
 }
+
+extension ImportCommandTests {
+    @Test("a HAR file written by mitmproxy, binary body and gzip included, replays what mitmproxy saw")
+    func mitmproxyExport() throws {
+        let scratch = try Scratch([:])
+        let har = OrreryProcess.packageRoot.appendingPathComponent("Tests/Fixtures/mitmproxy-export.har").path
+        let imported = try OrreryProcess.run(["import", "har", har, "--out", scratch.path("fixtures")])
+        #expect(imported.status == 0, "\(imported.errors)")
+        #expect(imported.output.contains("Imported 13 of 13 entries into 12 file(s)"))
+        let orrery = try OrreryProcess([
+            "serve", "--port", "0", "--stubs", scratch.path("fixtures"), "--config", scratch.path("none"), "--offline",
+        ])
+        let base = try orrery.waitUntilListening()
+        // The capture was made through mitmproxy in front of Tests/Fixtures/upstream.py on that address.
+        let host = ["-H", "Host: 127.0.0.1:39795"]
+        _ = try Curl.run(host + ["-o", scratch.path("image.png"), "\(base)/rec/image.png"])
+        let expected = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: Array(0...255), count: 8).flatMap { $0 }
+        #expect(FileManager.default.contents(atPath: scratch.path("image.png")) == Data(expected.map { UInt8($0) }))
+        let gzipped = try Curl.run(host + ["--compressed", "-D", "-", "\(base)/gzip"])
+        #expect(gzipped.lowercased().contains("content-encoding: gzip"))
+        #expect(gzipped.contains(#"{"compressed": true, "items": [0, 1, 2"#))
+        #expect(try Curl.run(host + ["\(base)/rec/json?a=1&b=2"]).contains(#""name": "Ada""#))
+        #expect(try Curl.run(host + ["\(base)/rec/counter"]) == "count 1")
+        #expect(try Curl.run(host + ["\(base)/rec/counter"]) == "count 2")
+        let whoami = try Curl.run(host + ["-H", "Authorization: Bearer someone-else", "\(base)/rec/whoami"])
+        #expect(whoami == #"{"authorization": "[REDACTED]", "method": "GET"}"#)
+        let cookies = try Curl.run(host + ["-D", "-", "-o", "/dev/null", "\(base)/rec/cookies"])
+        #expect(cookies.components(separatedBy: "Set-Cookie: [REDACTED]").count == 3)
+        #expect(!cookies.contains("cookie-secret-4567"))
+        #expect(orrery.stop() == 0)
+    }
+
+    @Test("Orrery's own HAR export imports back, a gzip body kept as it came decoded once")
+    func ownExport() throws {
+        let gzipBody = [UInt8](Data(base64Encoded: "H4sIAAAAAAACA6tWSs7PLShKLS5OTVGyKikqTa0FAPHqOZUTAAAA") ?? Data())
+        #expect(gzipBody.count > 10)
+        let scratch = try Scratch([
+            "export.har": #"""
+                {"log": {"version": "1.2", "creator": {"name": "Orrery", "version": "0.1.0"}, "entries": [
+                  {"request": {"method": "GET", "url": "http://api.example.com/g", "headers": []},
+                   "response": {"status": 200, "headers": [{"name": "Content-Encoding", "value": "gzip"}, {"name": "Content-Type", "value": "application/json"}],
+                                "content": {"size": \#(gzipBody.count), "text": "\#(Data(gzipBody).base64EncodedString())", "encoding": "base64"}}},
+                  {"request": {"method": "GET", "url": "http://api.example.com/cut", "headers": []},
+                   "response": {"status": 200, "headers": [], "content": {"size": 100000, "text": "only the start", "comment": "cut at the journal's body limit"}}}
+                ]}}
+                """#,
+        ])
+        let imported = try OrreryProcess.run(["import", "har", scratch.path("export.har"), "--out", scratch.path("fixtures")])
+        #expect(imported.status == 0, "\(imported.errors)")
+        #expect(imported.errors.contains("GET http://api.example.com/cut: the body is incomplete (14 of 100000 bytes); skipped"))
+        let fixture = (try? String(contentsOfFile: scratch.path("fixtures/api.example.com/g.GET.yaml"), encoding: .utf8)) ?? ""
+        #expect(fixture.contains("encoding: gzip"))
+        #expect(fixture.contains(#"{"compressed":true}"#), "\(fixture)")
+    }
+}

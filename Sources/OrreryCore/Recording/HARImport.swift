@@ -9,11 +9,16 @@ public enum HARImport {
         public var skipped: [String] = []
     }
 
+    /// Undoes a content coding, for the tools (Orrery among them) that keep an encoded body as it came.
+    public typealias Decompressor = ([UInt8], ContentCoding) -> [UInt8]?
+
     /// - Parameters:
     ///   - pinsHost: whether fixtures require the host of each entry's URL (as a recording does for a named host).
     ///   - redactor: secrets are redacted as in the journal, before anything is written.
+    ///   - decompress: zlib's, to read a body that was kept gzip- or deflate-encoded.
     public static func exchanges(
-        from har: JSONValue, matchHeaders: [String] = [], pinsHost: Bool = true, redactor: Redactor
+        from har: JSONValue, matchHeaders: [String] = [], pinsHost: Bool = true, redactor: Redactor,
+        decompress: Decompressor? = nil
     ) throws(HARError) -> Result {
         guard case .array(let entries)? = har["log"]?["entries"] else {
             throw HARError("not a HAR file: there is no log.entries list")
@@ -23,7 +28,8 @@ public enum HARImport {
             let label = "entry \(position + 1)"
             do {
                 result.exchanges.append(
-                    try exchange(entry, matchHeaders: matchHeaders, pinsHost: pinsHost, redactor: redactor))
+                    try exchange(
+                        entry, matchHeaders: matchHeaders, pinsHost: pinsHost, redactor: redactor, decompress: decompress))
             } catch {
                 result.skipped.append("\(label): \(error.description)")
             }
@@ -32,7 +38,7 @@ public enum HARImport {
     }
 
     private static func exchange(
-        _ entry: JSONValue, matchHeaders: [String], pinsHost: Bool, redactor: Redactor
+        _ entry: JSONValue, matchHeaders: [String], pinsHost: Bool, redactor: Redactor, decompress: Decompressor?
     ) throws(HARError) -> RecordedExchange {
         guard let request = entry["request"], let response = entry["response"] else {
             throw HARError("it has no request or no response")
@@ -49,7 +55,7 @@ public enum HARImport {
             throw HARError("\(method) \(url): no response was recorded")
         }
         var responseHeaders = headers(response["headers"])
-        let body = try content(response["content"], what: "\(method) \(url)")
+        var body = try content(response["content"], what: "\(method) \(url)")
         // HAR keeps bodies decoded: a gzip or deflate answer is encoded again on replay; one Orrery cannot encode
         // again (br, zstd) is replayed plain.
         var encoding: ContentCoding?
@@ -57,10 +63,33 @@ public enum HARImport {
             encoding = ContentCoding(headerValue: value)
             if encoding == nil || encoding == .identity { responseHeaders.remove("Content-Encoding") }
         }
+        if let coding = encoding, coding != .identity, let decompress, isEncoded(body, coding) {
+            // A body kept as it came over the wire (Orrery's own export does this). Text can start like a zlib
+            // header by chance, so only gzip's magic number makes a body that does not decode a broken one.
+            if let decoded = decompress(body, coding) {
+                body = decoded
+            } else if coding == .gzip {
+                throw HARError("\(method) \(url): the gzip body is incomplete")
+            }
+        }
+        if case .number(let size, _)? = response["content"]?["size"], encoding == nil, Int(size) > body.count {
+            throw HARError("\(method) \(url): the body is incomplete (\(body.count) of \(Int(size)) bytes)")
+        }
         return RecordedExchange.redacted(
             request: parsed, host: pinsHost ? authority : nil, folder: authority, matchHeaders: matchHeaders,
             status: status, responseHeaders: responseHeaders, decodedBody: Payload(body), encoding: encoding,
             redactor: redactor)
+    }
+
+    /// Whether a body looks like the coding's own bytes rather than decoded text: gzip's magic number, or
+    /// zlib's header (a first byte naming deflate and a check sum over the first two).
+    private static func isEncoded(_ body: [UInt8], _ coding: ContentCoding) -> Bool {
+        guard body.count >= 2 else { return false }
+        switch coding {
+        case .gzip: return body[0] == 0x1F && body[1] == 0x8B
+        case .deflate: return body[0] & 0x0F == 8 && (UInt16(body[0]) << 8 | UInt16(body[1])) % 31 == 0
+        case .identity: return false
+        }
     }
 
     /// `[{name, value}]`, without HTTP/2's pseudo-headers (`:authority`, `:status`), which are not fields.
@@ -92,7 +121,35 @@ public enum HARImport {
 
     private static func content(_ content: JSONValue?, what: String) throws(HARError) -> [UInt8] {
         guard let text = content?["text"]?.stringValue else { return [] }
-        return try decode(text, encoding: content?["encoding"]?.stringValue, what: "\(what): the response body")
+        let encoding = content?["encoding"]?.stringValue
+        if encoding != "base64", let mimeType = content?["mimeType"]?.stringValue, !isTextLike(mimeType),
+            let bytes = bytesWrittenAsText(text)
+        {
+            return bytes
+        }
+        return try decode(text, encoding: encoding, what: "\(what): the response body")
+    }
+
+    /// Some tools (mitmproxy 11 among them) write a binary body as text, one character per byte, instead of
+    /// base64: such text of a binary type is read back as those bytes.
+    private static func bytesWrittenAsText(_ text: String) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.unicodeScalars.count)
+        var isBinary = false
+        for scalar in text.unicodeScalars {
+            guard scalar.value <= 0xFF else { return nil }
+            if scalar.value >= 0x80 || (scalar.value < 0x20 && scalar != "\n" && scalar != "\r" && scalar != "\t") {
+                isBinary = true
+            }
+            bytes.append(UInt8(scalar.value))
+        }
+        return isBinary ? bytes : nil
+    }
+
+    private static func isTextLike(_ mimeType: String) -> Bool {
+        let type = mimeType.lowercased()
+        return type.hasPrefix("text/") || ["json", "xml", "javascript", "x-www-form-urlencoded", "svg", "yaml", "csv"]
+            .contains { type.contains($0) }
     }
 
     private static func decode(_ text: String, encoding: String?, what: String) throws(HARError) -> [UInt8] {
