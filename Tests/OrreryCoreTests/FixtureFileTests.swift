@@ -21,7 +21,7 @@ struct FixtureFileTests {
     /// Writes the files under a new folder and loads every stub from it.
     static func load(_ files: [FixtureFile]) throws -> (folder: URL, index: StubIndex) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("orrery-fixtures-\(UUID().uuidString)")
-        for file in files {
+        for var file in files {
             let (text, bodies) = file.render()
             for body in bodies { try write(Data(body.bytes), to: folder.appendingPathComponent(body.path)) }
             try write(Data(text.utf8), to: folder.appendingPathComponent(file.relativePath))

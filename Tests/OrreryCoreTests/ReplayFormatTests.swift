@@ -25,6 +25,23 @@ struct ReplayFormatTests {
         #expect(entry.nextResponse().body.text == "one")
     }
 
+    @Test("A new index carries a sequence on while its stub is unchanged, and starts a changed one over")
+    func sequenceAcrossIndexes() throws {
+        func stub(_ bodies: [String]) -> Stub {
+            var stub = Stub.make(id: "seq", path: "/s", body: bodies[0])
+            stub.responses = bodies.map { ResponseDefinition(body: Array($0.utf8)) }
+            return stub
+        }
+        let first = StubIndex([stub(["a", "b", "c"])])
+        #expect(try #require(first.lookup(.make(target: "/s"))).nextResponse().body.text == "a")
+        // Another stub added: the sequence goes on.
+        let second = StubIndex([stub(["a", "b", "c"]), Stub.make(path: "/other")], previous: first)
+        #expect(try #require(second.lookup(.make(target: "/s"))).nextResponse().body.text == "b")
+        // The stub changed: it starts over.
+        let third = StubIndex([stub(["a", "b", "d"])], previous: second)
+        #expect(try #require(third.lookup(.make(target: "/s"))).nextResponse().body.text == "a")
+    }
+
     @Test("A stub with one response answers it every time")
     func single() throws {
         let index = StubIndex([Stub.make(path: "/a", body: "same")])

@@ -257,6 +257,29 @@ struct RecordingLiveTests {
         }
     }
 
+    @Test("recording into the stubs folder itself: its files are read once, as fixtures, and pinned during the session")
+    func stubsFolderIsTheRecordingFolder() async throws {
+        let upstream = try FixtureProcess.upstream(name: "prod")
+        try await LiveServer.with(files: [
+            "config/hosts.json": hostMap([("PROD", "127.0.0.1:\(upstream.port)", "http")]),
+            "stubs/api.example.com/rec/json.GET.yaml": Self.handWrittenFixture,
+        ]) {
+            $0.recording = RecordingSettings(folder: $0.stubsFolder, mode: .newEpisodes)
+        } _: { (server: LiveServer) async throws in
+            #expect(try await server.request("/__admin/stubs").json()["count"] as? Int == 1)
+            #expect(try await server.request("/rec/counter").text == "count 1")
+            #expect(try await server.request("/rec/counter").text == "count 2")
+            // Reloading during the session keeps the pinned fixtures: the counter is still recorded, not replayed.
+            #expect(try await server.request("POST", "/__admin/stubs/reload").status == 200)
+            #expect(try await server.request("/rec/counter").text == "count 3")
+            _ = try await server.request("POST", "/__admin/recordings/stop")
+            #expect(try await server.request("/__admin/stubs").json()["count"] as? Int == 2)
+            var answers: [String] = []
+            for _ in 0..<4 { answers.append(try await server.request("/rec/counter").text) }
+            #expect(answers == ["count 1", "count 2", "count 3", "count 3"])
+        }
+    }
+
     @Test("a recording folder with a broken fixture does not start, and says where")
     func brokenFixture() async throws {
         let recordings = try Self.recordingFolder()

@@ -10,17 +10,26 @@ public indirect enum JSONValue: Sendable, Equatable {
 
     /// JSON equality as a matcher wants it: object key order is ignored, numbers compare by value.
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
-        switch (lhs, rhs) {
+        matches(lhs, rhs, wildcard: nil)
+    }
+
+    /// `expected` and `actual` equal as `==` has it, where the string `wildcard` in `expected` stands for any value.
+    public static func matches(_ expected: JSONValue, _ actual: JSONValue, wildcard: String?) -> Bool {
+        switch (expected, actual) {
+        case (.string(let a), _) where a == wildcard: return true
         case (.null, .null): return true
         case (.bool(let a), .bool(let b)): return a == b
         case (.number(let a, _), .number(let b, _)): return a == b
         case (.string(let a), .string(let b)): return a == b
-        case (.array(let a), .array(let b)): return a == b
+        case (.array(let a), .array(let b)):
+            return a.count == b.count && zip(a, b).allSatisfy { matches($0, $1, wildcard: wildcard) }
         case (.object(let a), .object(let b)):
             guard a.count == b.count else { return false }
             var remaining = [String: JSONValue](b, uniquingKeysWith: { _, last in last })
             for (key, value) in a {
-                guard let other = remaining.removeValue(forKey: key), other == value else { return false }
+                guard let other = remaining.removeValue(forKey: key), matches(value, other, wildcard: wildcard) else {
+                    return false
+                }
             }
             return remaining.isEmpty
         default: return false

@@ -17,6 +17,11 @@ public struct FixtureFile: Sendable {
     private struct Episode: Sendable {
         var exchange: RecordedExchange
         var responses: [RecordedResponse]
+        /// Each response as YAML and its body file, made once when it is added: a route polled a thousand times is
+        /// not written (and read back) a thousand times over.
+        var renderedResponses: [(value: YAMLText.Value, bodyFile: (path: String, bytes: [UInt8])?)]
+        /// The episode's text, kept until it changes.
+        var text: String?
     }
 
     /// A new file; `comment` (one line) heads it.
@@ -48,42 +53,49 @@ public struct FixtureFile: Sendable {
     @discardableResult
     public mutating func add(_ exchange: RecordedExchange) -> Bool {
         let key = exchange.requestKey
+        let response = exchange.response
         guard let position = positions[key] else {
             positions[key] = episodes.count
-            episodes.append(Episode(exchange: exchange, responses: [exchange.response]))
+            episodes.append(Episode(exchange: exchange, responses: [response], renderedResponses: [render(response)]))
             return true
         }
         // The last answer repeats on replay, so the same answer again adds nothing.
-        guard episodes[position].responses.last != exchange.response else { return false }
-        episodes[position].responses.append(exchange.response)
+        guard episodes[position].responses.last != response else { return false }
+        episodes[position].responses.append(response)
+        episodes[position].renderedResponses.append(render(response))
+        episodes[position].text = nil
         return true
     }
 
     /// The file's text and the body files it refers to (paths relative to the recording folder).
-    public func render() -> (text: String, bodyFiles: [(path: String, bytes: [UInt8])]) {
+    public mutating func render() -> (text: String, bodyFiles: [(path: String, bytes: [UInt8])]) {
         var text = preamble
         var bodyFiles: [(path: String, bytes: [UInt8])] = []
         let folder = relativePath.split(separator: "/").dropLast().joined(separator: "/")
-        for episode in episodes {
-            var members: [(String, YAMLText.Value)] = [
-                ("name", .scalar(String("\(episode.exchange.method) \(episode.exchange.target)".prefix(160)))),
-                ("request", .mapping(requestMembers(episode.exchange))),
-            ]
-            let responses = episode.responses.map { response -> YAMLText.Value in
-                let (members, bodyFile) = responseMembers(response)
-                if let bodyFile {
-                    bodyFiles.append(((folder.isEmpty ? "" : folder + "/") + bodyFile.path, bodyFile.bytes))
-                }
-                return .mapping(members)
+        for position in episodes.indices {
+            if episodes[position].text == nil { episodes[position].text = render(episodes[position]) }
+            text += episodes[position].text ?? ""
+            for case let body? in episodes[position].renderedResponses.map(\.bodyFile) {
+                bodyFiles.append(((folder.isEmpty ? "" : folder + "/") + body.path, body.bytes))
             }
-            if responses.count == 1, let only = responses.first {
-                members.append(("response", only))
-            } else {
-                members.append(("responses", .list(responses)))
-            }
-            YAMLText.listItem(members, indent: 0, into: &text)
         }
         return (text, bodyFiles)
+    }
+
+    private func render(_ episode: Episode) -> String {
+        var members: [(String, YAMLText.Value)] = [
+            ("name", .scalar(String("\(episode.exchange.method) \(episode.exchange.target)".prefix(160)))),
+            ("request", .mapping(requestMembers(episode.exchange))),
+        ]
+        let responses = episode.renderedResponses.map(\.value)
+        if responses.count == 1, let only = responses.first {
+            members.append(("response", only))
+        } else {
+            members.append(("responses", .list(responses)))
+        }
+        var text = ""
+        YAMLText.listItem(members, indent: 0, into: &text)
+        return text
     }
 
     private func requestMembers(_ exchange: RecordedExchange) -> [(String, YAMLText.Value)] {
@@ -116,23 +128,22 @@ public struct FixtureFile: Sendable {
         return ("binaryEqualTo", .scalar(Data(body).base64EncodedString()))
     }
 
-    private func responseMembers(_ response: RecordedResponse) -> (
-        members: [(String, YAMLText.Value)], bodyFile: (path: String, bytes: [UInt8])?
-    ) {
+    /// A response as YAML, with its body inline when that reads back exactly, else in a body file.
+    private func render(_ response: RecordedResponse) -> (value: YAMLText.Value, bodyFile: (path: String, bytes: [UInt8])?) {
         var members: [(String, YAMLText.Value)] = [("status", .number(response.status))]
         if !response.headers.entries.isEmpty { members.append(("headers", .mapping(Self.grouped(response.headers)))) }
         members.append(("encoding", .scalar((response.encoding ?? .identity).rawValue)))
-        guard !response.body.isEmpty else { return (members, nil) }
+        guard !response.body.isEmpty else { return (.mapping(members), nil) }
         if response.body.count <= Self.inlineBodyLimit, let text = String(validating: response.body, as: UTF8.self),
             Self.readsBack(.text(text), as: { $0.scalarText == text })
         {
             members.append(("body", .text(text)))
-            return (members, nil)
+            return (.mapping(members), nil)
         }
         let path = FixtureLayout.bodyFile(
             routeFile: relativePath, bytes: response.body, contentType: response.headers["Content-Type"])
         members.append(("bodyFile", .scalar(path)))
-        return (members, (path, response.body))
+        return (.mapping(members), (path, response.body))
     }
 
     /// Header fields by name, in the order first seen; a repeated one as a list of its values.

@@ -59,14 +59,8 @@ public enum FixtureLayout {
         }
     }
 
-    /// 64-bit FNV-1a as 16 hex digits: names body files by content; not a security measure.
+    /// 16 hex digits that name a body by its content.
     static func hash(_ bytes: [UInt8]) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01B3
-        }
-        let text = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - text.count) + text
+        StubID.hex16(StubID.fnv1a(bytes))
     }
 }

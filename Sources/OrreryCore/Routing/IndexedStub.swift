@@ -7,30 +7,33 @@ public final class IndexedStub: Sendable {
     public let response: PreparedResponse
     /// Every response of a sequence, in order; empty for a stub with one response.
     private let sequence: [PreparedResponse]
-    /// Requests answered so far, for sequences: shared by every event loop, so the order holds across threads.
-    private let answered = Atomic<Int>(0)
+    /// Requests a sequence answered so far: shared by every event loop, so the order holds across threads, and
+    /// handed on to the next index while the stub stays the same.
+    let answered: SequenceCounter?
     /// Lower ranks win: explicit priority first, then specificity, then load order.
     public let rank: Rank
 
-    init(stub: Stub, order: Int, compress: PreparedResponse.Compressor?) {
+    /// - Parameter counter: the count of the same stub in the index this one replaces, to carry on from.
+    init(stub: Stub, order: Int, compress: PreparedResponse.Compressor?, counter: SequenceCounter? = nil) {
         self.stub = stub
         let prepared = stub.responses.map { PreparedResponse($0, compress: compress) }
         response = prepared[0]
         sequence = prepared.count > 1 ? prepared : []
+        answered = prepared.count > 1 ? counter ?? SequenceCounter() : nil
         rank = Rank(priority: stub.priority ?? Int.max, specificity: stub.request.specificity, order: order)
     }
 
     /// The response for the next request: for a sequence, the next in order, then the last one again.
     @inline(__always)
     public func nextResponse() -> PreparedResponse {
-        guard !sequence.isEmpty else { return response }
-        let position = answered.add(1, ordering: .relaxed).oldValue
-        return sequence[min(position, sequence.count - 1)]
+        guard let answered else { return response }
+        let position = answered.value.add(1, ordering: .relaxed).oldValue
+        return sequence[max(0, min(position, sequence.count - 1))]
     }
 
     /// Starts a sequence again from its first response.
     public func rewind() {
-        answered.store(0, ordering: .relaxed)
+        answered?.value.store(0, ordering: .relaxed)
     }
 
     /// The order stubs are tried in when several match (the README's "Which stub wins").
@@ -45,4 +48,9 @@ public final class IndexedStub: Sendable {
             return lhs.order < rhs.order
         }
     }
+}
+
+/// How far a sequence has got, shared across event loops and across indexes while its stub is unchanged.
+final class SequenceCounter: Sendable {
+    let value = Atomic<Int>(0)
 }

@@ -20,8 +20,14 @@ public final class StubIndex: Sendable {
         var path: String
     }
 
-    /// - Parameter compress: zlib for response bodies, applied once here rather than per request.
-    public init(_ stubs: [Stub], compress: PreparedResponse.Compressor? = nil) {
+    /// - Parameters:
+    ///   - compress: zlib for response bodies, applied once here rather than per request.
+    ///   - previous: the index this one replaces: a sequence whose stub is unchanged carries on where it was.
+    public init(_ stubs: [Stub], compress: PreparedResponse.Compressor? = nil, previous: StubIndex? = nil) {
+        var counters: [String: (responses: [ResponseDefinition], counter: SequenceCounter)] = [:]
+        for entry in previous?.stubs ?? [] {
+            if let counter = entry.answered { counters[entry.stub.id] = (entry.stub.responses, counter) }
+        }
         var indexed: [IndexedStub] = []
         indexed.reserveCapacity(stubs.count)
         var exact: [RouteKey: [IndexedStub]] = [:]
@@ -29,7 +35,8 @@ public final class StubIndex: Sendable {
         var byPath: [String: [IndexedStub]] = [:]
         var byPrefix: [String: [IndexedStub]] = [:]
         for (order, stub) in stubs.enumerated() {
-            let entry = IndexedStub(stub: stub, order: order, compress: compress)
+            let carried = counters[stub.id].flatMap { $0.responses == stub.responses ? $0.counter : nil }
+            let entry = IndexedStub(stub: stub, order: order, compress: compress, counter: carried)
             indexed.append(entry)
             guard let path = stub.request.url.exactPath else {
                 patterns.append(entry)

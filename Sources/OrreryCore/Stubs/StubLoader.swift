@@ -6,6 +6,7 @@ public struct StubLoader: Sendable {
     /// The folder as the user named it; error messages use paths under this name.
     public let root: String
     /// Folders under the root (relative paths) that another loader reads: a recording folder inside the stubs.
+    /// `""` is the root itself: the loader reads nothing.
     public let excludedFolders: Set<String>
     /// Keeps the ids of two loaders apart when their files have the same relative paths.
     public let idNamespace: String
@@ -28,6 +29,7 @@ public struct StubLoader: Sendable {
 
     /// Relative paths of the stub files, sorted so that load order (and so tie-breaking) is stable.
     public func stubFiles() throws(SourceErrors) -> [String] {
+        guard !excludedFolders.contains("") else { return [] }
         // The folder itself may be a symlink; the enumerator does not follow it.
         let rootURL = URL(fileURLWithPath: root).resolvingSymlinksInPath()
         var isDirectory: ObjCBool = false
@@ -122,8 +124,8 @@ public struct StubLoader: Sendable {
 public enum StubID {
     public static func make(file: String, index: Int) -> String {
         let key = "\(file)#\(index)"
-        let high = fnv1a(key, seed: 0xcbf2_9ce4_8422_2325)
-        let low = fnv1a(key, seed: 0x8422_2325_cbf2_9ce4)
+        let high = fnv1a(key.utf8, seed: 0xcbf2_9ce4_8422_2325)
+        let low = fnv1a(key.utf8, seed: 0x8422_2325_cbf2_9ce4)
         return format(high, low)
     }
 
@@ -137,14 +139,15 @@ public enum StubID {
         return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(characters[$0]) }.joined(separator: "-")
     }
 
-    private static func hex16(_ value: UInt64) -> String {
+    static func hex16(_ value: UInt64) -> String {
         let text = String(value, radix: 16)
         return String(repeating: "0", count: 16 - text.count) + text
     }
 
-    private static func fnv1a(_ text: String, seed: UInt64) -> UInt64 {
+    /// 64-bit FNV-1a: a stable name for bytes, not a security measure.
+    static func fnv1a(_ bytes: some Sequence<UInt8>, seed: UInt64 = 0xcbf2_9ce4_8422_2325) -> UInt64 {
         var hash = seed
-        for byte in text.utf8 {
+        for byte in bytes {
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01B3
         }

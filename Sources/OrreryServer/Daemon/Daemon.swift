@@ -119,14 +119,14 @@ public final class Daemon: Sendable {
         }
         var watcher: RepeatingTimer?
         if configuration.watchIntervalMilliseconds > 0 {
-            var fingerprint = registry.watchedFolders.map(FolderFingerprint.init(folder:))
+            var fingerprint = registry.watchedFolders.map { FolderFingerprint(folder: $0.folder, excluding: $0.excluding) }
             watcher = try RepeatingTimer(loop: control, intervalMilliseconds: configuration.watchIntervalMilliseconds) {
                 [self] in
                 let folders = registry.watchedFolders
-                let current = folders.map(FolderFingerprint.init(folder:))
+                let current = folders.map { FolderFingerprint(folder: $0.folder, excluding: $0.excluding) }
                 guard current != fingerprint else { return }
                 fingerprint = current
-                reload(reason: "files changed under \(folders.joined(separator: " or "))")
+                reload(reason: "files changed under \(folders.map(\.folder).joined(separator: " or "))")
             }
         }
         try start()

@@ -5,16 +5,22 @@ import OrreryCore
 struct FolderFingerprint: Equatable {
     private var value: Int
 
-    init(folder: String) {
+    /// - Parameter excluding: folders under `folder` (relative paths) left out; `""` leaves out everything.
+    init(folder: String, excluding: Set<String> = []) {
         var hasher = Hasher()
-        let root = URL(fileURLWithPath: folder)
+        let root = URL(fileURLWithPath: folder).standardizedFileURL
         let keys: [URLResourceKey] = [.contentModificationDateKey, .fileSizeKey, .isDirectoryKey]
-        if let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: keys) {
+        if !excluding.contains(""), let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: keys) {
             var entries: [(String, Int, Double)] = []
             for case let url as URL in enumerator {
                 guard !StubLoader.isTemporary(url.lastPathComponent),
-                    let values = try? url.resourceValues(forKeys: Set(keys)), values.isDirectory != true
+                    let values = try? url.resourceValues(forKeys: Set(keys))
                 else { continue }
+                if values.isDirectory == true {
+                    let relative = url.standardizedFileURL.path.dropFirst(root.path.count + 1)
+                    if excluding.contains(String(relative)) { enumerator.skipDescendants() }
+                    continue
+                }
                 entries.append(
                     (url.path, values.fileSize ?? 0, values.contentModificationDate?.timeIntervalSince1970 ?? 0))
             }

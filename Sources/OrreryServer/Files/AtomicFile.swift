@@ -34,12 +34,17 @@ enum AtomicFile {
         }
     }
 
-    /// Removes the temporary files a killed process left under `folder` (never read: the loader skips them).
+    /// Removes the temporary files that processes no longer running left under `folder` (never read: the loader
+    /// skips them). Those of a live process, another daemon writing there, stay.
     static func removeLeftovers(in folder: String) {
         guard let enumerator = FileManager.default.enumerator(atPath: folder) else { return }
         for case let relative as String in enumerator {
             let name = (relative as NSString).lastPathComponent
-            if name.hasPrefix("."), name.hasSuffix(".tmp") { unlink(folder + "/" + relative) }
+            guard name.hasPrefix("."), name.hasSuffix(".tmp") else { continue }
+            // `.NAME.PID.RANDOM.tmp`
+            let parts = name.split(separator: ".")
+            guard parts.count >= 4, let pid = pid_t(parts[parts.count - 3]) else { continue }
+            if pid != getpid() && kill(pid, 0) != 0 && errno == ESRCH { unlink(folder + "/" + relative) }
         }
     }
 

@@ -50,10 +50,10 @@ final class ProxyForwarder {
         // The recorder's question costs one atomic load when no session is on.
         let recorder = serviceLogger.recorder
         var fixtureHost: String?
-        var isRecorded = false
+        var recordingSession: Int?
         if recorder.isRecording {
             fixtureHost = environments.recordedHost(for: request)
-            isRecorded = recorder.shouldRecord(request, host: fixtureHost)
+            recordingSession = recorder.shouldRecord(request, host: fixtureHost)
         }
         let started = ContinuousClock.now
         client.send(upstreamRequest) { [logger] result in
@@ -64,10 +64,11 @@ final class ProxyForwarder {
                     // A HEAD answer has no body, so its length is the upstream's to state.
                     headers.add("Content-Length", length)
                 }
-                if isRecorded {
+                if let recordingSession {
                     recorder.record(
-                        request, host: fixtureHost, folder: upstream.canonicalHost ?? upstream.hostHeader,
-                        status: response.status, headers: headers, body: response.body)
+                        request, session: recordingSession, host: fixtureHost,
+                        folder: upstream.canonicalHost ?? upstream.hostHeader, status: response.status, headers: headers,
+                        body: response.body)
                 }
                 self.serviceLogger.log(
                     request, responder: responder, startedAt: startedAt, status: response.status, headers: headers,

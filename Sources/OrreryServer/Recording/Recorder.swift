@@ -19,18 +19,24 @@ final class Recorder: Sendable {
     /// Mirrors "a session is on", so that a proxied request costs one load when none is.
     private let isActive = Atomic<Bool>(false)
     private let state = Mutex<State>(State())
-    /// The current session's writer, touched only on `queue`.
-    private let writer = Mutex<FixtureWriter?>(nil)
+    /// The writer of the newest session, by its id; taken only on `queue` (and when a session starts), so that
+    /// the event loops never wait on a write.
+    private let writer = Mutex<(session: Int, writer: FixtureWriter)?>(nil)
 
     private struct State {
         var session: Session?
-        /// The last session, once it stopped, for `GET /__admin/recordings`.
+        /// The last session, once it stopped: `GET /__admin/recordings` shows it, and an answer it was waiting for
+        /// when it stopped is still written to it.
         var last: Session?
+        var nextID = 1
     }
 
     private struct Session {
+        var id: Int
         var settings: RecordingSettings
         var startedAt: Date
+        /// The registry's pin of the folder's fixtures, released when the session ends.
+        var pin: Int
         /// Routes with a fixture when the session started: what `once` replays instead of recording.
         var routesWithFixtures: Set<Route>
         var exchangesRecorded = 0
@@ -66,22 +72,27 @@ final class Recorder: Sendable {
                 throw RecordingError("\(error)")
             }
             AtomicFile.removeLeftovers(in: settings.folder)
-            let fixtures: [Stub]
+            let pinned: (fixtures: [Stub], pin: Int)
             do {
-                fixtures = try registry.pinFixtures(folder: settings.folder, serving: settings.mode != .all)
+                pinned = try registry.pinFixtures(folder: settings.folder, serving: settings.mode != .all)
             } catch {
                 throw RecordingError("the fixtures in \(settings.folder) do not load:\n\(error)", sourceErrors: error as? SourceErrors)
             }
             let routes = Set(
-                fixtures.compactMap { stub in
+                pinned.fixtures.compactMap { stub in
                     stub.request.url.exactPath.map { Route(method: stub.request.method ?? "", host: stub.request.host, path: $0) }
                 })
+            let id = state.nextID
+            state.nextID += 1
             writer.withLock {
-                $0 = FixtureWriter(
-                    folder: settings.folder, isReplacing: settings.mode == .all, matchHeaders: settings.matchHeaders,
-                    origin: "a recording")
+                $0 = (
+                    id,
+                    FixtureWriter(
+                        folder: settings.folder, isReplacing: settings.mode == .all, matchHeaders: settings.matchHeaders,
+                        origin: "a recording")
+                )
             }
-            state.session = Session(settings: settings, startedAt: Date(), routesWithFixtures: routes)
+            state.session = Session(id: id, settings: settings, startedAt: Date(), pin: pinned.pin, routesWithFixtures: routes)
             isActive.store(true, ordering: .releasing)
         }
         logger.info(
@@ -89,7 +100,8 @@ final class Recorder: Sendable {
     }
 
     /// Stops the session after writing what is queued, and serves what it recorded from then on. Returns the
-    /// session's account, or nil when none was on.
+    /// session's account, or nil when none was on. An answer the session was still waiting for is written when it
+    /// comes.
     @discardableResult
     func stop() -> JSONValue? {
         guard state.withLock({ $0.session != nil }) else { return nil }
@@ -97,17 +109,16 @@ final class Recorder: Sendable {
         queue.sync {}
         let session = state.withLock { state -> Session? in
             defer { state.session = nil }
-            state.last = state.session
+            if let session = state.session { state.last = session }
             return state.session
         }
-        writer.withLock { $0 = nil }
         guard let session else { return nil }
         release(session)
         logger.info("recording stopped: \(session.exchangesRecorded) exchanges into \(session.filesWritten.count) files in \(session.settings.folder)")
         return describe(session, isRecording: false)
     }
 
-    /// `GET /__admin/recordings`: the session on, or the last one.
+    /// `GET /__admin/recordings`: the session on, or the last one, once what is queued is written.
     var status: JSONValue {
         queue.sync {}
         return state.withLock { state in
@@ -117,10 +128,10 @@ final class Recorder: Sendable {
         }
     }
 
-    /// The session's fixtures answer again, read anew from the folder.
+    /// The session's fixtures answer again, read anew from the folder (unless a newer session pinned it since).
     private func release(_ session: Session) {
         do {
-            try registry.unpinFixtures()
+            try registry.unpinFixtures(pin: session.pin)
         } catch {
             logger.error("the fixtures recorded into \(session.settings.folder) do not load; the previous stubs stay:\n\(error)")
         }
@@ -144,30 +155,42 @@ final class Recorder: Sendable {
     /// Whether a session is on (one atomic load).
     var isRecording: Bool { isActive.load(ordering: .acquiring) }
 
-    /// Whether the proxy's answer to this request is recorded. `host` is the host its fixture would require.
-    func shouldRecord(_ request: HTTPRequest, host: String?) -> Bool {
-        guard isActive.load(ordering: .acquiring) else { return false }
+    /// The session that records the proxy's answer to this request, or nil when it is not recorded. `host` is the
+    /// host its fixture would require.
+    func shouldRecord(_ request: HTTPRequest, host: String?) -> Int? {
+        guard isActive.load(ordering: .acquiring) else { return nil }
         return state.withLock { state in
-            guard let session = state.session, session.failure == nil else { return false }
+            guard let session = state.session, session.failure == nil else { return nil }
             switch session.settings.mode {
-            case .none: return false
-            case .newEpisodes, .all: return true
+            case .none: return nil
+            case .newEpisodes, .all: return session.id
             case .once:
-                return !session.routesWithFixtures.contains(Route(method: request.method, host: host, path: request.path))
-                    && !session.routesWithFixtures.contains(Route(method: "", host: host, path: request.path))
+                // A fixture written without a host, or for any method, holds the route too.
+                let routes = session.routesWithFixtures
+                for method in [request.method, ""] {
+                    if routes.contains(Route(method: method, host: host, path: request.path))
+                        || routes.contains(Route(method: method, host: nil, path: request.path))
+                    {
+                        return nil
+                    }
+                }
+                return session.id
             }
         }
     }
 
-    /// Queues an answered exchange for its fixture file. `folder` is the upstream's name (the fixture's folder).
+    /// Queues an answered exchange for its fixture file in `session`'s folder. `folder` is the upstream's name (the
+    /// fixture's folder within it).
     func record(
-        _ request: HTTPRequest, host: String?, folder: String, status: Int, headers: HTTPHeaders, body: Payload
+        _ request: HTTPRequest, session: Int, host: String?, folder: String, status: Int, headers: HTTPHeaders,
+        body: Payload
     ) {
         queue.async { [self] in
-            // A session that stopped still writes what was queued before; one that failed writes nothing more.
-            guard var writer = writer.withLock({ $0 }), state.withLock({ $0.session.map { $0.failure == nil } ?? false }) else {
-                return
+            // The session may have stopped since it chose to record (its answer is still written), but not failed.
+            let isWritable = state.withLock { state in
+                [state.session, state.last].contains { $0?.id == session && $0?.failure == nil }
             }
+            guard isWritable else { return }
             // The body is decoded before redaction, so that a secret echoed inside gzip is found too.
             var coding: ContentCoding?
             var decoded = body
@@ -177,34 +200,53 @@ final class Recorder: Sendable {
                 coding = named
                 decoded = Payload(bytes)
             }
-            let exchange = RecordedExchange.redacted(
-                request: request, host: host, folder: folder, matchHeaders: writer.matchHeaders, status: status,
-                responseHeaders: headers, decodedBody: decoded, encoding: coding, redactor: redactor)
-            do {
-                let written = try writer.write(exchange)
-                self.writer.withLock { $0 = writer }
-                state.withLock { state in
-                    state.session?.exchangesRecorded += 1
-                    if let written { state.session?.filesWritten.insert(written) }
+            let result = writer.withLock { slot -> Result<String?, any Error>? in
+                guard var current = slot, current.session == session else { return nil }
+                // Taken out and put back, so that the file's episodes are not copied for the write.
+                slot = nil
+                defer { slot = current }
+                let exchange = RecordedExchange.redacted(
+                    request: request, host: host, folder: folder, matchHeaders: current.writer.matchHeaders,
+                    status: status, responseHeaders: headers, decodedBody: decoded, encoding: coding, redactor: redactor)
+                do {
+                    return .success(try current.writer.write(exchange))
+                } catch {
+                    return .failure(error)
                 }
-            } catch {
-                fail("\(error)")
+            }
+            switch result {
+            case .success(let written):
+                state.withLock { state in
+                    func count(_ recorded: inout Session?) {
+                        guard recorded?.id == session else { return }
+                        recorded?.exchangesRecorded += 1
+                        if let written { recorded?.filesWritten.insert(written) }
+                    }
+                    count(&state.session)
+                    count(&state.last)
+                }
+            case .failure(let error):
+                fail(session, "\(error)")
+            case nil:
+                break
             }
         }
     }
 
-    /// Ends the session on a write that failed: nothing more is recorded, what was written stays, serving goes on.
-    private func fail(_ error: String) {
+    /// Ends a session on a write that failed: nothing more is recorded, what was written stays, serving goes on.
+    private func fail(_ id: Int, _ error: String) {
         let message = "recording stopped: \(error); the fixtures written so far are whole, and serving goes on"
-        let session = state.withLock { state -> Session? in
-            state.session?.failure = message
-            state.last = state.session
-            defer { state.session = nil }
-            return state.session
+        let ended = state.withLock { state -> Session? in
+            if state.last?.id == id { state.last?.failure = message }
+            guard var session = state.session, session.id == id else { return nil }
+            session.failure = message
+            state.last = session
+            state.session = nil
+            isActive.store(false, ordering: .releasing)
+            return session
         }
-        isActive.store(false, ordering: .releasing)
         logger.error("\(message)")
-        if let session { release(session) }
+        if let ended { release(ended) }
     }
 }
 

@@ -23,8 +23,10 @@ public final class StubRegistry: Sendable {
         var index = StubIndex([])
         var fileCount = 0
         var fixtureFileCount = 0
-        /// While a recording session runs, its fixtures stay as they were when it started (see `pinFixtures`).
-        var areFixturesPinned = false
+        /// While a recording session runs, its fixtures stay as they were when it started (see `pinFixtures`): the
+        /// number of that pin, nil when none holds.
+        var fixturePin: Int?
+        var pinsMade = 0
     }
 
     public init(stubsFolder: String) {
@@ -34,11 +36,15 @@ public final class StubRegistry: Sendable {
 
     public var loader: StubLoader { state.withLock { $0.loader } }
 
-    /// The folders whose changes call for a reload: the stubs folder, and a recording folder outside it.
-    public var watchedFolders: [String] {
+    /// The files whose changes call for a reload: each loader's folder without what another loader reads. A
+    /// recording folder is left out while a session pins it: its own writes are not reloaded every second.
+    public var watchedFolders: [(folder: String, excluding: Set<String>)] {
         state.withLock { state in
-            guard let fixtures = state.fixtureLoader?.root, state.loader.excludedFolders.isEmpty else { return [stubsFolder] }
-            return [stubsFolder, fixtures]
+            var folders = [(state.loader.root, state.loader.excludedFolders)]
+            if let fixtures = state.fixtureLoader, state.fixturePin == nil {
+                folders.append((fixtures.root, fixtures.excludedFolders))
+            }
+            return folders
         }
     }
 
@@ -59,7 +65,7 @@ public final class StubRegistry: Sendable {
     @discardableResult
     public func reload() throws(SourceErrors) -> (stubs: Int, files: Int) {
         try reloadLock.withLock { _ throws(SourceErrors) in
-            let (loader, fixtureLoader, isPinned) = state.withLock { ($0.loader, $0.fixtureLoader, $0.areFixturesPinned) }
+            let (loader, fixtureLoader, isPinned) = state.withLock { ($0.loader, $0.fixtureLoader, $0.fixturePin != nil) }
             let (stubs, files) = try loader.loadWithFileCount()
             let fixtures = isPinned ? nil : try fixtureLoader.map { loader throws(SourceErrors) in try Self.loadFixtures(loader) }
             return publish { state in
@@ -74,11 +80,14 @@ public final class StubRegistry: Sendable {
     /// Makes `folder` the recording folder whose fixtures are served next to the stubs, loads it, and keeps its
     /// fixtures as loaded now until `unpinFixtures`: a session records repeats instead of replaying what it just
     /// wrote. With `serving` false (record mode `all`) none of its fixtures answer meanwhile. Returns the fixtures
-    /// that answer. Throws the folder's errors, changing nothing.
-    public func pinFixtures(folder: String, serving: Bool) throws(SourceErrors) -> [Stub] {
+    /// that answer and the pin's number for `unpinFixtures`. Throws the folder's errors, changing nothing.
+    public func pinFixtures(folder: String, serving: Bool) throws(SourceErrors) -> (fixtures: [Stub], pin: Int) {
         try reloadLock.withLock { _ throws(SourceErrors) in
-            let fixtureLoader = StubLoader(root: folder, idNamespace: "recording:")
-            let (fixtures, files) = FileSystem.isDirectory(folder) ? try Self.loadFixtures(fixtureLoader) : ([], 0)
+            // Each folder is read by one loader only, whichever contains the other (or both, when they are one).
+            let stubsInside = StubLoader.relativePath(of: stubsFolder, under: folder).map { Set([$0]) } ?? []
+            let fixtureLoader = StubLoader(
+                root: folder, excludedFolders: stubsInside == [""] ? [] : stubsInside, idNamespace: "recording:")
+            let (fixtures, files) = try Self.loadFixtures(fixtureLoader)
             let excluded = StubLoader.relativePath(of: folder, under: stubsFolder).map { Set([$0]) } ?? []
             let loader = StubLoader(root: stubsFolder, excludedFolders: excluded)
             // The stubs folder loses the recording folder's files: they are fixtures now, read by their own loader.
@@ -89,16 +98,22 @@ public final class StubRegistry: Sendable {
                 if let stubs { (state.fileStubs, state.fileCount) = stubs }
                 state.fixtureStubs = serving ? fixtures : []
                 state.fixtureFileCount = files
-                state.areFixturesPinned = true
-                return state.fixtureStubs
+                state.pinsMade += 1
+                state.fixturePin = state.pinsMade
+                return (state.fixtureStubs, state.pinsMade)
             }
         }
     }
 
-    /// Ends a session's pin: the recording folder is read again, so what the session wrote answers from now on.
-    public func unpinFixtures() throws(SourceErrors) {
-        state.withLock { $0.areFixturesPinned = false }
-        try reload()
+    /// Ends a session's pin: the recording folder is read again, so what the session wrote answers from now on. A
+    /// pin that a newer session replaced is left alone.
+    public func unpinFixtures(pin: Int) throws(SourceErrors) {
+        let isCurrent = state.withLock { state in
+            guard state.fixturePin == pin else { return false }
+            state.fixturePin = nil
+            return true
+        }
+        if isCurrent { try reload() }
     }
 
     private static func loadFixtures(_ loader: StubLoader) throws(SourceErrors) -> ([Stub], Int) {
@@ -155,7 +170,8 @@ public final class StubRegistry: Sendable {
             let result = change(&state)
             // Stub files first, then fixtures, then admin stubs: on a tie the earlier wins (see the README).
             state.index = StubIndex(
-                state.fileStubs + state.fixtureStubs + state.adminStubs, compress: { Zlib.compress($0, $1) })
+                state.fileStubs + state.fixtureStubs + state.adminStubs, compress: { Zlib.compress($0, $1) },
+                previous: state.index)
             generationCounter.add(1, ordering: .releasing)
             return result
         }
