@@ -6,12 +6,10 @@ extension AdminAPI {
     /// `{"file": "...", "includeHeaders": true, "includeBody": true, "maxBytes": N}`; every member optional but the
     /// file when no log was configured before.
     func startLogging(_ request: HTTPRequest) -> AdminReply {
-        var options: JSONValue = .object([])
-        if !request.body.isEmpty {
-            guard let parsed = try? JSONValue.parse(request.body), case .object = parsed else {
-                return .error(.Code400BadRequest, "The body must be a JSON object such as {\"file\": \"traffic.jsonl\", \"includeBody\": false}.")
-            }
-            options = parsed
+        let options: JSONValue
+        switch Self.options(request, example: #"{"file": "traffic.jsonl", "includeBody": false}"#) {
+        case .success(let parsed): options = parsed
+        case .failure(let reply): return reply
         }
         let previous = serviceLogger.lastTrafficLogSettings
         guard let path = options["file"]?.stringValue ?? previous?.path else {
@@ -61,5 +59,14 @@ extension AdminAPI {
                 ("maxBytes", .int(log.settings.maximumBytes)), ("exchangesWritten", .int(status.written)),
                 ("exchangesDropped", .int(status.dropped)), ("error", .string(status.failure)),
             ]))
+    }
+
+    /// A start request's options: its body as a JSON object (an empty body is `{}`), or the 400 that says what to send.
+    static func options(_ request: HTTPRequest, example: String) -> Result<JSONValue, AdminReply> {
+        guard !request.body.isEmpty else { return .success(.object([])) }
+        guard let parsed = try? JSONValue.parse(request.body), case .object = parsed else {
+            return .failure(.error(.Code400BadRequest, "The body must be a JSON object such as \(example)."))
+        }
+        return .success(parsed)
     }
 }

@@ -6,12 +6,10 @@ extension AdminAPI {
     /// `{"folder": "recordings", "mode": "once", "matchHeaders": ["X-Tenant"]}`; the folder may be left out when
     /// `--record` named one.
     func startRecording(_ request: HTTPRequest) -> AdminReply {
-        var options: JSONValue = .object([])
-        if !request.body.isEmpty {
-            guard let parsed = try? JSONValue.parse(request.body), case .object = parsed else {
-                return .error(.Code400BadRequest, "The body must be a JSON object such as {\"folder\": \"recordings\", \"mode\": \"once\"}.")
-            }
-            options = parsed
+        let options: JSONValue
+        switch Self.options(request, example: #"{"folder": "recordings", "mode": "once"}"#) {
+        case .success(let parsed): options = parsed
+        case .failure(let reply): return reply
         }
         guard let folder = options["folder"]?.stringValue ?? defaultRecordingFolder else {
             return .error(.Code422UnprocessableContent, "Say where to record: {\"folder\": \"recordings\"} (no --record folder was given).")
