@@ -147,7 +147,10 @@ struct ExportCommandTests {
         #expect((entries.first?["request"] as? [String: Any])?["url"] as? String == "\(base)/a")
         #expect(orrery.stop() == 0)
 
-        let unreachable = try OrreryProcess.run(["export", "har", "--url", base, "--out", scratch.path("none.har")])
+        // A port bound but never listened on refuses connections, and no other test can take it meanwhile (the
+        // stopped daemon's port could be given to a parallel test's server).
+        let closed = try ClosedPort()
+        let unreachable = try OrreryProcess.run(["export", "har", "--url", "http://127.0.0.1:\(closed.port)", "--out", scratch.path("none.har")])
         #expect(unreachable.status == 1)
         #expect(unreachable.errors.contains("cannot reach"))
         #expect(!FileManager.default.fileExists(atPath: scratch.path("none.har")))

@@ -59,6 +59,16 @@ extension String {
         let lhs = utf8
         let rhs = other.utf8
         guard lhs.count == rhs.count else { return false }
+        // Native strings compare over their bytes in place: this runs for every header looked up.
+        let direct = lhs.withContiguousStorageIfAvailable { a in
+            rhs.withContiguousStorageIfAvailable { b in Self.equalIgnoringASCIICase(a, b) }
+        }
+        if let direct, let result = direct { return result }
+        return Self.equalIgnoringASCIICase(lhs, rhs)
+    }
+
+    @inline(__always)
+    private static func equalIgnoringASCIICase(_ lhs: some Collection<UInt8>, _ rhs: some Collection<UInt8>) -> Bool {
         for (a, b) in zip(lhs, rhs) where a != b {
             guard a | 0x20 == b | 0x20, (a | 0x20) >= UInt8(ascii: "a"), (a | 0x20) <= UInt8(ascii: "z") else {
                 return false

@@ -17,30 +17,35 @@ public struct HTTPRequest: Sendable {
     public var isAbsoluteForm: Bool
 
     public init(method: String, target: String, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
-        self.method = method.uppercased()
+        // Methods come upper-case from the server; only others pay for a new string.
+        self.method = method.utf8.contains(where: { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") }) ? method.uppercased() : method
         self.target = target
         self.headers = headers
         self.body = body
-        var rest = Substring(target)
+        // Split on bytes, not Characters: this runs for every request, and the separators are ASCII.
+        let utf8 = target.utf8
+        var start = utf8.startIndex
         var authority: Substring?
-        if !rest.hasPrefix("/"), let colon = rest.firstIndex(of: ":"), rest[colon...].hasPrefix("://") {
-            rest = rest[rest.index(colon, offsetBy: 3)...]
-            let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
-            authority = rest[..<authorityEnd]
-            rest = rest[authorityEnd...]
+        if utf8.first != UInt8(ascii: "/"), let colon = utf8.firstIndex(of: UInt8(ascii: ":")),
+            utf8[colon...].starts(with: "://".utf8)
+        {
+            let authorityStart = utf8.index(colon, offsetBy: 3)
+            let authorityEnd = utf8[authorityStart...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") } ?? utf8.endIndex
+            authority = target[authorityStart..<authorityEnd]
+            start = authorityEnd
         }
         isAbsoluteForm = authority != nil
-        if let fragment = rest.firstIndex(of: "#") { rest = rest[..<fragment] }
+        let end = utf8[start...].firstIndex(of: UInt8(ascii: "#")) ?? utf8.endIndex
         let pathPart: Substring
-        if let questionMark = rest.firstIndex(of: "?") {
-            pathPart = rest[..<questionMark]
-            rawQuery = rest[rest.index(after: questionMark)...]
+        if let questionMark = utf8[start..<end].firstIndex(of: UInt8(ascii: "?")) {
+            pathPart = target[start..<questionMark]
+            rawQuery = target[utf8.index(after: questionMark)..<end]
         } else {
-            pathPart = rest
+            pathPart = target[start..<end]
             rawQuery = ""
         }
         let decodedPath = PercentDecoding.decode(pathPart)
-        path = decodedPath.hasPrefix("/") ? decodedPath : "/" + decodedPath
+        path = decodedPath.utf8.first == UInt8(ascii: "/") ? decodedPath : "/" + decodedPath
         query = PercentDecoding.queryItems(rawQuery)
         if let authority {
             // Drop any user-info; keep host and port as written.

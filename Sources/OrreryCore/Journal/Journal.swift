@@ -35,10 +35,12 @@ public final class Journal: Sendable {
 
         func slotIndex(_ position: Int) -> Int { (head + position) % slots.count }
 
-        mutating func append(_ entry: JournalEntry, capacity: Int) {
+        /// Adds the entry; returns the one it evicted, for the caller to free outside the lock.
+        mutating func append(_ entry: consuming JournalEntry, capacity: Int) -> JournalEntry? {
             if count < slots.count {
                 slots[slotIndex(count)] = entry
                 count += 1
+                return nil
             } else if slots.count < capacity {
                 if head != 0 {
                     // Full below the bound after byte evictions: put the ring in order before growing it.
@@ -47,18 +49,22 @@ public final class Journal: Sendable {
                 }
                 slots.append(entry)
                 count += 1
+                return nil
             } else {
-                bytes -= slots[head]?.recordedSize ?? 0
+                let evicted = slots[head].take()
+                bytes -= evicted?.recordedSize ?? 0
                 slots[head] = entry
                 head = (head + 1) % slots.count
+                return evicted
             }
         }
 
-        mutating func dropOldest() {
-            bytes -= slots[head]?.recordedSize ?? 0
-            slots[head] = nil
+        mutating func dropOldest() -> JournalEntry? {
+            let evicted = slots[head].take()
+            bytes -= evicted?.recordedSize ?? 0
             head = (head + 1) % slots.count
             count -= 1
+            return evicted
         }
 
         /// Oldest to newest.
@@ -72,23 +78,32 @@ public final class Journal: Sendable {
 
     /// Adds an exchange, evicting the oldest ones past a bound; returns its id (0 when the journal is off).
     @discardableResult
-    public func record(_ entry: JournalEntry) -> Int {
+    public func record(_ entry: consuming JournalEntry) -> Int {
         guard limits.isEnabled else { return 0 }
-        var entry = entry
         let size = entry.approximateSize
         entry.recordedSize = size
-        return storage.withLock { storage in
-            entry.id = storage.nextID
+        // Moved into the ring through an optional, so that the entry is never copied.
+        var pending: JournalEntry? = consume entry
+        // Evicted entries are freed after the lock is let go: freeing their bodies and headers takes a while.
+        var evicted: JournalEntry?
+        var evictedForBytes: [JournalEntry] = []
+        let id = storage.withLock { storage in
+            guard var next = pending.take() else { return 0 }
+            let id = storage.nextID
+            next.id = id
             storage.nextID += 1
             storage.total += 1
             storage.bytes += size
-            storage.append(entry, capacity: limits.maximumEntries)
+            evicted = storage.append(consume next, capacity: limits.maximumEntries)
             // Over the byte bound: drop the oldest until it holds (the newest always stays).
             while storage.bytes > limits.maximumBytes && storage.count > 1 {
-                storage.dropOldest()
+                if let oldest = storage.dropOldest() { evictedForBytes.append(oldest) }
             }
-            return entry.id
+            return id
         }
+        _ = consume evicted
+        _ = consume evictedForBytes
+        return id
     }
 
     /// The kept entries, newest first.

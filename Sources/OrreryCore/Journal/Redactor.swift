@@ -26,8 +26,25 @@ public struct Redactor: Sendable {
 
     /// The entry with every secret replaced.
     public func redact(_ entry: JournalEntry) -> JournalEntry {
-        var secrets: [String] = []
         var entry = entry
+        redact(&entry)
+        return entry
+    }
+
+    /// Replaces every secret of the entry in place; an exchange without secrets is only read.
+    public func redact(_ entry: inout JournalEntry) {
+        // The usual exchange holds no secret: find that out without building anything.
+        guard !entry.request.headers.entries.contains(where: { isSensitive($0.name) }),
+            !entry.response.headers.entries.contains(where: { isSensitive($0.name) }),
+            queryNames.isEmpty, jsonFields.isEmpty
+        else {
+            redactSecrets(&entry)
+            return
+        }
+    }
+
+    private func redactSecrets(_ entry: inout JournalEntry) {
+        var secrets: [String] = []
         entry.request.headers = redactHeaders(entry.request.headers, into: &secrets)
         entry.response.headers = redactHeaders(entry.response.headers, into: &secrets)
         if !queryNames.isEmpty, entry.request.query.contains(where: { queryNames.contains($0.name) }) {
@@ -42,7 +59,7 @@ public struct Redactor: Sendable {
             secrets += jsonSecrets(entry.request.body) + entry.response.body.withUnsafeBytes { jsonSecrets($0) }
         }
         let scrubbed = Set(secrets.filter { $0.utf8.count >= Self.minimumScrubbedLength }).sorted { $0.count > $1.count }
-        guard !scrubbed.isEmpty else { return entry }
+        guard !scrubbed.isEmpty else { return }
         let needles = scrubbed.map { Array($0.utf8) }
         // Only what contains a secret is rebuilt: the request is parsed again only when its target changes.
         let target = Self.scrub(entry.request.target, needles)
@@ -57,7 +74,6 @@ public struct Redactor: Sendable {
             entry.response.bodySize += scrubbedBody.count - entry.response.body.count
             entry.response.body = Payload(scrubbedBody)
         }
-        return entry
     }
 
     private func redactHeaders(_ headers: HTTPHeaders, into secrets: inout [String]) -> HTTPHeaders {

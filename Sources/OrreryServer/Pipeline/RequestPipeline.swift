@@ -55,11 +55,9 @@ final class RequestPipeline: HTTPRequestHandler {
         if let entry = index.lookup(request) {
             let prepared = entry.nextResponse()
             // The journal keeps the body as the stub gives it, whichever encoding goes out.
-            let stub = entry.stub
             serviceLogger.log(
                 request, responder: responder, startedAt: startedAt, status: prepared.status, headers: prepared.headers,
-                body: prepared.body,
-                outcome: .stub(id: stub.id, name: stub.name, source: stub.location?.description ?? "admin API"))
+                body: prepared.body, outcome: .stub(id: entry.stub.id, name: entry.stub.name, source: entry.source))
             let (headers, body) = prepared.variant(for: request.headers)
             if prepared.delayMilliseconds > 0 {
                 responder.send(

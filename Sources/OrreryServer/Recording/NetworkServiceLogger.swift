@@ -37,18 +37,19 @@ final class NetworkServiceLogger: Sendable {
     ) {
         guard isCapturing else { return }
         let limit = journal.limits.maximumBodyBytes
-        let response = CapturedResponse(status: status, headers: headers, body: body(), limit: limit)
-        var captured = request
-        if captured.body.count > limit { captured.body = Array(captured.body.prefix(limit)) }
-        var entry = redactor.redact(
-            JournalEntry(
-                startedAt: startedAt, durationMicroseconds: max(0, Int(Date().timeIntervalSince(startedAt) * 1_000_000)),
-                request: captured, requestBodySize: request.body.count, clientAddress: responder.remoteAddress,
-                response: response, outcome: outcome()))
-        entry.id = journal.record(entry)
-        if isTrafficLogging.load(ordering: .relaxed), let log = trafficLog.withLock({ $0 }) {
-            log.write(entry)
+        var entry = JournalEntry(
+            startedAt: startedAt, durationMicroseconds: max(0, Int(Date().timeIntervalSince(startedAt) * 1_000_000)),
+            request: request, requestBodySize: request.body.count, clientAddress: responder.remoteAddress,
+            response: CapturedResponse(status: status, headers: headers, body: body(), limit: limit), outcome: outcome())
+        if entry.request.body.count > limit { entry.request.body = Array(entry.request.body.prefix(limit)) }
+        redactor.redact(&entry)
+        // The entry is moved into the journal, not copied, unless the traffic log needs it too.
+        guard isTrafficLogging.load(ordering: .relaxed), let log = trafficLog.withLock({ $0 }) else {
+            journal.record(entry)
+            return
         }
+        entry.id = journal.record(entry)
+        log.write(entry)
     }
 
     // MARK: - Traffic log
