@@ -283,19 +283,22 @@ printf '%s' '{"ok":true}' >"$WORK/body.json"
 
 ORRERY_PORT=$(free_port)
 start_server orrery "$ORRERY_PORT" "$ORRERY" serve --host "$HOST" --port "$ORRERY_PORT" \
-    --stubs "$WORK/stubs" --config "$WORK/config" --threads "$THREADS" --log-level error \
-    --log-traffic "$WORK/traffic.jsonl"
+    --stubs "$WORK/stubs" --config "$WORK/config" --threads "$THREADS" --log-level error
 REFERENCE_PORT=$(free_port)
 start_server reference "$REFERENCE_PORT" "$WORK/reference-server" --host "$HOST" --port "$REFERENCE_PORT" \
     --threads "$THREADS" --body "$WORK/body.json" --content-type application/json
 
-# The same stubs with the journal off and no traffic log, against the default
-# (journal on) with a traffic log besides: what capturing every exchange costs.
+# The same stubs with the journal off, and with a traffic log besides the journal, against the default
+# (journal on): what capturing every exchange costs.
 QUIET_PORT=$(free_port)
 start_server orrery-quiet "$QUIET_PORT" "$ORRERY" serve --host "$HOST" --port "$QUIET_PORT" \
     --stubs "$WORK/stubs" --config "$WORK/config" --threads "$THREADS" --log-level error --journal-entries 0
+LOGGING_PORT=$(free_port)
+start_server orrery-logging "$LOGGING_PORT" "$ORRERY" serve --host "$HOST" --port "$LOGGING_PORT" \
+    --stubs "$WORK/stubs" --config "$WORK/config" --threads "$THREADS" --log-level error \
+    --log-traffic "$WORK/traffic.jsonl"
 run_case small-json "reference http://$HOST:$REFERENCE_PORT/bench" "journal-off http://$HOST:$QUIET_PORT/bench" \
-    "orrery http://$HOST:$ORRERY_PORT/bench"
+    "traffic-log http://$HOST:$LOGGING_PORT/bench" "orrery http://$HOST:$ORRERY_PORT/bench"
 
 # Proxy: no stub answers, so Orrery forwards every request to the reference
 # server as its upstream (the host map's only configuration is the default).
@@ -359,8 +362,9 @@ mkdir -p "$(dirname "$REPORT_FILE")"
     echo "# Benchmarks"
     echo
     echo "Orrery compared with a minimal C libevent server (\`bench/reference/reference-server.c\`),"
-    echo "both serving \`{\"ok\":true}\` on 127.0.0.1. \"orrery\" runs with its defaults (the journal on) plus a"
-    echo "traffic log; \"journal-off\" is the same daemon with \`--journal-entries 0\` and no traffic log. In the proxy case that server is the upstream:"
+    echo "both serving \`{\"ok\":true}\` on 127.0.0.1. \"orrery\" runs with its defaults (the journal on);"
+    echo "\"journal-off\" is the same daemon with \`--journal-entries 0\`, \"traffic-log\" the default plus"
+    echo "\`--log-traffic\`. In the proxy case the C server is the upstream:"
     echo "Orrery forwards to it (no stub answers), compared with wrk straight to it and with nginx"
     echo "(one process, upstream keep-alive) as a reverse proxy in front of it."
     echo
