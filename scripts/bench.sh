@@ -9,8 +9,10 @@
 #   BENCH_THREADS    worker threads for both servers (default 1)
 #   WRK_THREADS      wrk -t (default 1)
 #   WRK_CONNECTIONS  wrk -c (default 32)
-#   WRK_DURATION     wrk -d of each measured run, in seconds, e.g. 10s (default 10s)
-#   WRK_WARMUP       wrk -d of the warm-up run before each measured run (default 2s)
+#   WRK_DURATION     wrk -d of each measured run, in seconds, e.g. 10s (default 5s)
+#   WRK_WARMUP       wrk -d of the warm-up run before a server's first measured run (default 2s)
+#   BENCH_ROUNDS     measured runs per server, taken in turns so that all servers see the same machine;
+#                    the run with the median throughput is reported (default 3)
 #   BENCH_REPORT     where to write the Markdown report (default docs/benchmarks.md)
 #
 # Everything listens on 127.0.0.1 only; every server started here is stopped on exit.
@@ -23,7 +25,8 @@ cd "$ROOT"
 THREADS=${BENCH_THREADS:-1}
 WRK_THREADS=${WRK_THREADS:-1}
 WRK_CONNECTIONS=${WRK_CONNECTIONS:-32}
-WRK_DURATION=${WRK_DURATION:-10s}
+WRK_DURATION=${WRK_DURATION:-5s}
+ROUNDS=${BENCH_ROUNDS:-3}
 WRK_WARMUP=${WRK_WARMUP:-2s}
 REPORT_FILE=${BENCH_REPORT:-docs/benchmarks.md}
 HOST=127.0.0.1
@@ -159,18 +162,20 @@ run_wrk() {
         || die "wrk failed or timed out against $url"
 }
 
-# measure LABEL URL [EXTRA_WRK_ARGS...]
-# Warm-up run, then a measured run; prints "rps p50_ms p99_ms cpu_us_per_req rss_mb errors".
+# measure LABEL ROUND URL [EXTRA_WRK_ARGS...]
+# A warm-up run in round 1, then a measured run; prints "rps p50_ms p99_ms cpu_us_per_req rss_mb errors".
 measure() {
-    local label=$1 url=$2
-    shift 2
+    local label=$1 round=$2 url=$3
+    shift 3
     local pid=${SERVER_PID[$(port_of "$url")]:-}
     [[ -n $pid ]] || die "no server started here listens on $url"
-    local out="$WORK/$label.wrk"
+    local out="$WORK/$label.$round.wrk"
 
-    log "$label: warm-up ${WRK_WARMUP}"
-    run_wrk "$WRK_WARMUP" "$url" "$@" >/dev/null
-    log "$label: measuring ${WRK_DURATION}"
+    if (( round == 1 )); then
+        log "$label: warm-up ${WRK_WARMUP}"
+        run_wrk "$WRK_WARMUP" "$url" "$@" >/dev/null
+    fi
+    log "$label: measuring ${WRK_DURATION} (round $round of $ROUNDS)"
     local before after
     before=$(cpu_ticks "$pid")
     run_wrk "$WRK_DURATION" "$url" "$@" >"$out"
@@ -220,9 +225,17 @@ run_case() {
     for i in "${!urls[@]}"; do
         curl -fsS -o /dev/null --max-time 5 "${urls[$i]}" || die "${labels[$i]}: ${urls[$i]} does not answer 2xx"
     done
-    local -A result=()
+    # Rounds in turns: every server is measured once per round, so a machine that slows down for a while
+    # slows all of them; each server's median-throughput run is reported.
+    local -A runs=() result=()
+    local round
+    for (( round = 1; round <= ROUNDS; round++ )); do
+        for i in "${!urls[@]}"; do
+            runs[${labels[$i]}]+="$(measure "$name-${labels[$i]}" "$round" "${urls[$i]}" "${extra[@]}")"$'\n'
+        done
+    done
     for i in "${!urls[@]}"; do
-        result[${labels[$i]}]=$(measure "$name-${labels[$i]}" "${urls[$i]}" "${extra[@]}")
+        result[${labels[$i]}]=$(printf '%s' "${runs[${labels[$i]}]}" | sort -n -k1,1 | awk -v n="$ROUNDS" 'NR == int((n + 1) / 2)')
     done
 
     emit "### $name"
@@ -371,9 +384,10 @@ mkdir -p "$(dirname "$REPORT_FILE")"
     echo "- Date: $(date -u '+%Y-%m-%d %H:%M UTC')"
     echo "- Kernel: $(uname -r), CPUs: $(nproc) ($(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo))"
     echo "- Server threads: $THREADS"
-    echo "- wrk: \`wrk -t$WRK_THREADS -c$WRK_CONNECTIONS -d$WRK_DURATION --latency\`, after a ${WRK_WARMUP} warm-up run per server"
+    echo "- wrk: \`wrk -t$WRK_THREADS -c$WRK_CONNECTIONS -d$WRK_DURATION --latency\`, after a ${WRK_WARMUP} warm-up run per server;"
+    echo "  $ROUNDS measured runs per server, the servers taking turns, the median-throughput run reported"
     echo "- Orrery binary: \`${ORRERY_BIN:-swift build -c release --product orrery}\`"
-    echo "- Command: \`BENCH_THREADS=$THREADS WRK_THREADS=$WRK_THREADS WRK_CONNECTIONS=$WRK_CONNECTIONS WRK_DURATION=$WRK_DURATION WRK_WARMUP=$WRK_WARMUP scripts/bench.sh\`"
+    echo "- Command: \`BENCH_THREADS=$THREADS WRK_THREADS=$WRK_THREADS WRK_CONNECTIONS=$WRK_CONNECTIONS WRK_DURATION=$WRK_DURATION WRK_WARMUP=$WRK_WARMUP BENCH_ROUNDS=$ROUNDS scripts/bench.sh\`"
     echo
     echo "CPU µs/req is the server process's utime+stime (all threads, /proc/PID/stat) during"
     echo "the measured run divided by the requests wrk completed; RSS is VmRSS after the run."
