@@ -51,4 +51,11 @@ static inline long CLibevent_SSL_set_tlsext_host_name(SSL *ssl, const char *name
     return SSL_set_tlsext_host_name(ssl, name);
 }
 
+// malloc_trim is glibc's and not in Swift's Glibc module: it hands memory malloc keeps after frees back to the
+// system (a large stub set's parse trees, freed once loaded).
+#include <malloc.h>
+static inline int CLibevent_malloc_trim(void) {
+    return malloc_trim(0);
+}
+
 #endif

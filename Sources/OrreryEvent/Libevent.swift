@@ -17,3 +17,11 @@ enum Libevent {
         precondition(prepared, "libevent could not enable pthread locking")
     }
 }
+
+/// The process's memory, as the C library keeps it.
+public enum ProcessMemory {
+    /// Hands back to the system the memory malloc kept after frees, such as the parse trees of a large stub set.
+    public static func returnFreedMemory() {
+        _ = CLibevent_malloc_trim()
+    }
+}

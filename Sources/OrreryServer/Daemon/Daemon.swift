@@ -22,6 +22,8 @@ public final class Daemon: Sendable {
         self.logger = logger
         registry = StubRegistry(stubsFolder: configuration.stubsFolder)
         try registry.reload()
+        // Parsing left its trees freed but kept by malloc; hand that memory back before serving.
+        ProcessMemory.returnFreedMemory()
         if let map = try HostMapDecoder.load(path: configuration.hostMapPath) {
             environments = try EnvironmentRegistry(
                 map: map, statePath: configuration.environmentStatePath, override: configuration.environment)
