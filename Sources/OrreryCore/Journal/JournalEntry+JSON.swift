@@ -39,7 +39,8 @@ extension JournalEntry {
     /// Who answered: `matched` and the stub, the upstream tried, the closest stubs of a miss, or why it was refused.
     var outcomeMembers: [(String, JSONValue)] {
         switch outcome {
-        case .stub(let id, let name, let source):
+        case .stub(let id, let name, let location):
+            let source = location?.description ?? "admin API"
             return [
                 ("matched", .bool(true)),
                 ("stub", .object([("id", .string(id)), ("name", .string(name)), ("source", .string(source))])),

@@ -32,8 +32,9 @@ public struct JournalEntry: Sendable {
 
     /// Who answered.
     public enum Outcome: Sendable {
-        /// A stub (its id, name and source, for the reader).
-        case stub(id: String, name: String?, source: String)
+        /// A stub (its id, name and where it was defined, nil for the admin API's), for the reader; the location is
+        /// put into words only when the entry is read.
+        case stub(id: String, name: String?, location: SourceLocation?)
         /// The upstream of an environment; `error` is the failure kind when it was not reached.
         case proxied(environment: String?, upstream: String, error: String?)
         /// No stub and no upstream: a 404, with the closest stubs as its body listed them.

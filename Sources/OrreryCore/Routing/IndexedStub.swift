@@ -12,8 +12,6 @@ public final class IndexedStub: Sendable {
     let answered: SequenceCounter?
     /// Lower ranks win: explicit priority first, then specificity, then load order.
     public let rank: Rank
-    /// `file:line`, or `admin API`: made once for the journal, which names it for every exchange.
-    public let source: String
 
     /// - Parameter counter: the count of the same stub in the index this one replaces, to carry on from.
     init(stub: Stub, order: Int, compress: PreparedResponse.Compressor?, counter: SequenceCounter? = nil) {
@@ -23,7 +21,6 @@ public final class IndexedStub: Sendable {
         sequence = prepared.count > 1 ? prepared : []
         answered = prepared.count > 1 ? counter ?? SequenceCounter() : nil
         rank = Rank(priority: stub.priority ?? Int.max, specificity: stub.request.specificity, order: order)
-        source = stub.location?.description ?? "admin API"
     }
 
     /// The response for the next request: for a sequence, the next in order, then the last one again.

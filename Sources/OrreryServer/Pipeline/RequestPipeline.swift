@@ -57,7 +57,7 @@ final class RequestPipeline: HTTPRequestHandler {
             // The journal keeps the body as the stub gives it, whichever encoding goes out.
             serviceLogger.log(
                 request, responder: responder, startedAt: startedAt, status: prepared.status, headers: prepared.headers,
-                body: prepared.body, outcome: .stub(id: entry.stub.id, name: entry.stub.name, source: entry.source))
+                body: prepared.body, outcome: .stub(id: entry.stub.id, name: entry.stub.name, location: entry.stub.location))
             let (headers, body) = prepared.variant(for: request.headers)
             if prepared.delayMilliseconds > 0 {
                 responder.send(
