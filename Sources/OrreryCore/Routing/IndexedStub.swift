@@ -13,6 +13,7 @@ public final class IndexedStub: Sendable {
     /// Lower ranks win: explicit priority first, then specificity, then load order.
     public let rank: Rank
 
+    /// Prepares the stub's responses (compressing their bodies once).
     /// - Parameter counter: the count of the same stub in the index this one replaces, to carry on from.
     init(stub: Stub, order: Int, compress: PreparedResponse.Compressor?, counter: SequenceCounter? = nil) {
         self.stub = stub
@@ -21,6 +22,16 @@ public final class IndexedStub: Sendable {
         sequence = prepared.count > 1 ? prepared : []
         answered = prepared.count > 1 ? counter ?? SequenceCounter() : nil
         rank = Rank(priority: stub.priority ?? Int.max, specificity: stub.request.specificity, order: order)
+    }
+
+    /// The same stub, its prepared responses and sequence count shared, at another place in the load order: what
+    /// a new index reuses instead of preparing (and compressing) every stub again.
+    init(_ other: IndexedStub, order: Int) {
+        stub = other.stub
+        response = other.response
+        sequence = other.sequence
+        answered = other.answered
+        rank = Rank(priority: other.rank.priority, specificity: other.rank.specificity, order: order)
     }
 
     /// The response for the next request: for a sequence, the next in order, then the last one again.

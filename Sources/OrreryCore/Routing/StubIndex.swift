@@ -23,26 +23,42 @@ public final class StubIndex: Sendable {
     /// - Parameters:
     ///   - compress: zlib for response bodies, applied once here rather than per request.
     ///   - previous: the index this one replaces: a sequence whose stub is unchanged carries on where it was.
-    public init(_ stubs: [Stub], compress: PreparedResponse.Compressor? = nil, previous: StubIndex? = nil) {
+    public convenience init(_ stubs: [Stub], compress: PreparedResponse.Compressor? = nil, previous: StubIndex? = nil) {
+        self.init(entries: Self.prepare(stubs, compress: compress, previous: previous))
+    }
+
+    /// Prepared entries for stubs, the load order from `firstOrder` on; a sequence of a stub that `previous` had with
+    /// the same responses carries on its count.
+    public static func prepare(
+        _ stubs: [Stub], firstOrder: Int = 0, compress: PreparedResponse.Compressor?, previous: StubIndex?
+    ) -> [IndexedStub] {
         var counters: [String: (responses: [ResponseDefinition], counter: SequenceCounter)] = [:]
         for entry in previous?.stubs ?? [] {
             if let counter = entry.answered { counters[entry.stub.id] = (entry.stub.responses, counter) }
         }
+        return stubs.enumerated().map { offset, stub in
+            let carried = counters[stub.id].flatMap { $0.responses == stub.responses ? $0.counter : nil }
+            return IndexedStub(stub: stub, order: firstOrder + offset, compress: compress, counter: carried)
+        }
+    }
+
+    /// An index of prepared entries, in load order: an entry not at its place in the order is moved there (its
+    /// prepared responses shared, nothing compressed again).
+    public init(entries: [IndexedStub]) {
         var indexed: [IndexedStub] = []
-        indexed.reserveCapacity(stubs.count)
+        indexed.reserveCapacity(entries.count)
         var exact: [RouteKey: [IndexedStub]] = [:]
         var patterns: [IndexedStub] = []
         var byPath: [String: [IndexedStub]] = [:]
         var byPrefix: [String: [IndexedStub]] = [:]
-        for (order, stub) in stubs.enumerated() {
-            let carried = counters[stub.id].flatMap { $0.responses == stub.responses ? $0.counter : nil }
-            let entry = IndexedStub(stub: stub, order: order, compress: compress, counter: carried)
+        for (order, given) in entries.enumerated() {
+            let entry = given.rank.order == order ? given : IndexedStub(given, order: order)
             indexed.append(entry)
-            guard let path = stub.request.url.exactPath else {
+            guard let path = entry.stub.request.url.exactPath else {
                 patterns.append(entry)
                 continue
             }
-            exact[RouteKey(method: stub.request.method ?? "", path: path), default: []].append(entry)
+            exact[RouteKey(method: entry.stub.request.method ?? "", path: path), default: []].append(entry)
             byPath[path, default: []].append(entry)
             for prefix in Self.prefixes(of: path) {
                 if byPrefix[prefix, default: []].count < Self.stubsKeptPerPrefix {

@@ -17,9 +17,10 @@ public final class StubRegistry: Sendable {
     private struct State {
         var loader: StubLoader
         var fixtureLoader: StubLoader?
-        var fileStubs: [Stub] = []
-        var fixtureStubs: [Stub] = []
-        var adminStubs: [Stub] = []
+        /// Prepared once (responses encoded, bodies compressed) and reused by every index published after.
+        var fileStubs: [IndexedStub] = []
+        var fixtureStubs: [IndexedStub] = []
+        var adminStubs: [IndexedStub] = []
         var index = StubIndex([])
         var fileCount = 0
         var fixtureFileCount = 0
@@ -66,12 +67,15 @@ public final class StubRegistry: Sendable {
     public func reload() throws(SourceErrors) -> (stubs: Int, files: Int) {
         try reloadLock.withLock { _ throws(SourceErrors) in
             let (loader, fixtureLoader, isPinned) = state.withLock { ($0.loader, $0.fixtureLoader, $0.fixturePin != nil) }
-            let (stubs, files) = try loader.loadWithFileCount()
+            let (loaded, files) = try loader.loadWithFileCount()
             let fixtures = isPinned ? nil : try fixtureLoader.map { loader throws(SourceErrors) in try Self.loadFixtures(loader) }
+            // Prepared before the lock: compressing bodies must not hold up the event loops picking up an index.
+            let stubs = prepare(loaded)
+            let preparedFixtures = fixtures.map { (prepare($0.0), $0.1) }
             return publish { state in
                 state.fileStubs = stubs
                 state.fileCount = files
-                if let fixtures { (state.fixtureStubs, state.fixtureFileCount) = fixtures }
+                if let preparedFixtures { (state.fixtureStubs, state.fixtureFileCount) = preparedFixtures }
                 return (state.fileStubs.count + state.fixtureStubs.count + state.adminStubs.count, state.fileCount + state.fixtureFileCount)
             }
         }
@@ -92,15 +96,17 @@ public final class StubRegistry: Sendable {
             let loader = StubLoader(root: stubsFolder, excludedFolders: excluded)
             // The stubs folder loses the recording folder's files: they are fixtures now, read by their own loader.
             let stubs = excluded.isEmpty ? nil : try loader.loadWithFileCount()
+            let preparedStubs = stubs.map { (prepare($0.stubs), $0.files) }
+            let preparedFixtures = serving ? prepare(fixtures) : []
             return publish { state in
                 state.loader = loader
                 state.fixtureLoader = fixtureLoader
-                if let stubs { (state.fileStubs, state.fileCount) = stubs }
-                state.fixtureStubs = serving ? fixtures : []
+                if let preparedStubs { (state.fileStubs, state.fileCount) = preparedStubs }
+                state.fixtureStubs = preparedFixtures
                 state.fixtureFileCount = files
                 state.pinsMade += 1
                 state.fixturePin = state.pinsMade
-                return (state.fixtureStubs, state.pinsMade)
+                return (state.fixtureStubs.map(\.stub), state.pinsMade)
             }
         }
     }
@@ -124,24 +130,20 @@ public final class StubRegistry: Sendable {
 
     /// Adds a stub at run time; it outlives reloads from disk.
     public func add(_ stub: Stub) {
-        publish { $0.adminStubs.append(stub) }
+        let prepared = prepare([stub])
+        publish { $0.adminStubs += prepared }
     }
 
     /// Replaces the stub with the stub's id; false when there is none. A stub from a file stays replaced until the
     /// next reload from disk.
     public func replace(_ stub: Stub) -> Bool {
-        publish { state in
-            if let position = state.adminStubs.firstIndex(where: { $0.id == stub.id }) {
-                state.adminStubs[position] = stub
-                return true
-            }
-            if let position = state.fileStubs.firstIndex(where: { $0.id == stub.id }) {
-                state.fileStubs[position] = stub
-                return true
-            }
-            if let position = state.fixtureStubs.firstIndex(where: { $0.id == stub.id }) {
-                state.fixtureStubs[position] = stub
-                return true
+        guard let prepared = prepare([stub]).first else { return false }
+        return publish { state in
+            for keyPath in [\State.adminStubs, \State.fileStubs, \State.fixtureStubs] {
+                if let position = state[keyPath: keyPath].firstIndex(where: { $0.stub.id == stub.id }) {
+                    state[keyPath: keyPath][position] = prepared
+                    return true
+                }
             }
             return false
         }
@@ -151,11 +153,17 @@ public final class StubRegistry: Sendable {
     public func remove(id: String) -> Bool {
         publish { state in
             let before = state.adminStubs.count + state.fileStubs.count + state.fixtureStubs.count
-            state.adminStubs.removeAll { $0.id == id }
-            state.fileStubs.removeAll { $0.id == id }
-            state.fixtureStubs.removeAll { $0.id == id }
+            state.adminStubs.removeAll { $0.stub.id == id }
+            state.fileStubs.removeAll { $0.stub.id == id }
+            state.fixtureStubs.removeAll { $0.stub.id == id }
             return state.adminStubs.count + state.fileStubs.count + state.fixtureStubs.count != before
         }
+    }
+
+    /// Stubs made ready to serve: responses encoded and bodies compressed once, a sequence of a stub that the current
+    /// index has unchanged carrying on its count.
+    private func prepare(_ stubs: [Stub]) -> [IndexedStub] {
+        StubIndex.prepare(stubs, compress: { Zlib.compress($0, $1) }, previous: index)
     }
 
     /// Starts every sequence over from its first response.
@@ -169,9 +177,7 @@ public final class StubRegistry: Sendable {
         state.withLock { state in
             let result = change(&state)
             // Stub files first, then fixtures, then admin stubs: on a tie the earlier wins (see the README).
-            state.index = StubIndex(
-                state.fileStubs + state.fixtureStubs + state.adminStubs, compress: { Zlib.compress($0, $1) },
-                previous: state.index)
+            state.index = StubIndex(entries: state.fileStubs + state.fixtureStubs + state.adminStubs)
             generationCounter.add(1, ordering: .releasing)
             return result
         }
