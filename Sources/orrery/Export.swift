@@ -1,9 +1,7 @@
 import ArgumentParser
 import Foundation
-
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
+import OrreryCore
+import OrreryEvent
 
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -30,24 +28,29 @@ struct ExportHAR: ParsableCommand {
 
     func run() throws {
         let trimmed = url.hasSuffix("/") ? String(url.dropLast()) : url
-        guard let endpoint = URL(string: trimmed + "/__admin/requests.har"), endpoint.scheme?.hasPrefix("http") == true else {
+        guard let endpoint = URL(string: trimmed + "/__admin/requests.har"), let scheme = endpoint.scheme,
+            scheme == "http" || scheme == "https", let host = endpoint.host
+        else {
             throw ValidationError("--url must be an http:// URL such as http://127.0.0.1:8080, not '\(url)'.")
         }
-        var request = URLRequest(url: endpoint, timeoutInterval: 30)
+        let name = host.contains(":") ? "[\(host)]" : host
+        let upstream = Upstream(
+            scheme: scheme, hostAndPort: endpoint.port.map { "\(name):\($0)" } ?? name, environmentKey: nil,
+            canonicalHost: nil)
+        var headers: HTTPHeaders = ["Host": upstream.hostHeader, "Accept": "application/json"]
         if let token = adminToken ?? ProcessInfo.processInfo.environment["ORRERY_ADMIN_TOKEN"] {
-            request.setValue(token, forHTTPHeaderField: "X-Orrery-Admin-Token")
+            headers.add("X-Orrery-Admin-Token", token)
         }
-        let fetched = Self.fetch(request)
         let data: Data
-        switch fetched {
-        case .failure(let error):
-            Console.error("orrery: cannot reach \(trimmed): \(error.localizedDescription)")
+        switch BlockingFetch.send(UpstreamRequest(upstream: upstream, method: "GET", target: endpoint.path, headers: headers, body: [])) {
+        case .failure(let failure):
+            Console.error("orrery: cannot reach \(trimmed): \(failure.message)")
             throw ExitCode(1)
-        case .success(let (status, body)) where status != 200:
-            Console.error("orrery: \(endpoint) answered \(status): \(String(decoding: body, as: UTF8.self))")
+        case .success(let response) where response.status != 200:
+            Console.error("orrery: \(endpoint) answered \(response.status): \(response.body.text)")
             throw ExitCode(1)
-        case .success(let (_, body)):
-            data = body
+        case .success(let response):
+            data = Data(response.body.bytes)
         }
         guard let out else {
             FileHandle.standardOutput.write(data)
@@ -60,23 +63,5 @@ struct ExportHAR: ParsableCommand {
             throw ExitCode(1)
         }
         Console.error("wrote \(out)")
-    }
-
-    /// One request, waited for: the command has nothing else to do meanwhile.
-    private static func fetch(_ request: URLRequest) -> Result<(Int, Data), any Error> {
-        let done = DispatchSemaphore(value: 0)
-        nonisolated(unsafe) var result: Result<(Int, Data), any Error> = .failure(URLError(.unknown))
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.connectionProxyDictionary = [:]
-        URLSession(configuration: configuration).dataTask(with: request) { data, response, error in
-            if let error {
-                result = .failure(error)
-            } else {
-                result = .success(((response as? HTTPURLResponse)?.statusCode ?? 0, data ?? Data()))
-            }
-            done.signal()
-        }.resume()
-        done.wait()
-        return result
     }
 }
