@@ -84,7 +84,7 @@ free_port() {
 }
 
 # start_server NAME PORT COMMAND... : start COMMAND in the background (log in
-# $WORK/NAME.log) and wait until http://HOST:PORT/bench answers.  COMMAND must
+# $WORK/NAME.log) and wait until http://HOST:PORT/bench (or $READY_PATH) answers.  COMMAND must
 # *be* the server process (or exec it): its pid is what CPU and RSS are read from.
 start_server() {
     local name=$1 port=$2
@@ -94,7 +94,7 @@ start_server() {
     local pid=$!
     SERVER_PID[$port]=$pid
     local deadline=$(( SECONDS + READY_TIMEOUT ))
-    until curl -fsS -o /dev/null --max-time 2 "http://$HOST:$port/bench" 2>/dev/null; do
+    until curl -fsS -o /dev/null --max-time 2 "http://$HOST:$port${READY_PATH:-/bench}" 2>/dev/null; do
         if ! kill -0 "$pid" 2>/dev/null; then
             cat "$WORK/$name.log" >&2
             die "$name exited during startup"
@@ -103,7 +103,7 @@ start_server() {
             cat "$WORK/$name.log" >&2
             die "$name did not answer on port $port within ${READY_TIMEOUT}s"
         fi
-        sleep 0.2
+        sleep 0.05
     done
     # Guard against having reached some other process that already held the port.
     kill -0 "$pid" 2>/dev/null || die "$name exited right after startup"
@@ -364,6 +364,82 @@ else
     WARNINGS+="- proxy: nginx is not installed, so the nginx reverse-proxy row is missing"$'\n'
 fi
 run_case proxy "${proxy_rows[@]}" "orrery http://$HOST:$PROXY_PORT/bench"
+
+# 64 KB of JSON: Orrery gzips it once at load time and sends the compressed bytes to a client that accepts gzip;
+# the reference sends the same 64 KB uncompressed.
+mkdir -p "$WORK/large-stubs/bodies"
+awk 'BEGIN {
+    printf "["
+    for (i = 0; ; i++) {
+        row = sprintf("{\"id\":%d,\"name\":\"user %d\",\"email\":\"user%d@example.com\",\"score\":%d,\"tags\":[\"t%d\",\"t%d\"]}", i, i, i * 7919 % 10007, (i * 37) % 1000, i % 13, i % 29)
+        if (length(out) + length(row) + 2 > 65536) break
+        out = out (i ? "," : "") row
+    }
+    printf "%s]", out
+}' >"$WORK/large-stubs/bodies/large.json"
+cat >"$WORK/large-stubs/large.json" <<'JSON'
+{"request": {"method": "GET", "path": "/bench"}, "response": {"headers": {"Content-Type": "application/json"}, "bodyFile": "bodies/large.json"}}
+JSON
+LARGE_PORT=$(free_port)
+start_server orrery-large "$LARGE_PORT" "$ORRERY" serve --host "$HOST" --port "$LARGE_PORT" \
+    --stubs "$WORK/large-stubs" --config "$WORK/config" --threads "$THREADS" --log-level error
+LARGE_REFERENCE_PORT=$(free_port)
+start_server reference-large "$LARGE_REFERENCE_PORT" "$WORK/reference-server" --host "$HOST" \
+    --port "$LARGE_REFERENCE_PORT" --threads "$THREADS" --body "$WORK/large-stubs/bodies/large.json" \
+    --content-type application/json
+run_case gzip-64k "reference-uncompressed http://$HOST:$LARGE_REFERENCE_PORT/bench" \
+    "orrery http://$HOST:$LARGE_PORT/bench" -- -H "Accept-Encoding: gzip"
+
+# 100,000 exact-route stubs and 1,000 regex stubs (generated here, in files of 1,000), against 10 stubs; the
+# request goes to one route among them. Start-up is timed until the first answer.
+mkdir -p "$WORK/many-stubs" "$WORK/ten-stubs"
+cp "$WORK/stubs/bench.json" "$WORK/many-stubs/bench.json"
+cp "$WORK/stubs/bench.json" "$WORK/ten-stubs/bench.json"
+awk -v dir="$WORK/many-stubs" 'BEGIN {
+    for (f = 0; f < 100; f++) {
+        file = sprintf("%s/items-%03d.json", dir, f)
+        printf "[" >file
+        for (i = 0; i < 1000; i++)
+            printf "%s{\"request\":{\"method\":\"GET\",\"path\":\"/items/%d/%d\"},\"response\":{\"headers\":{\"Content-Type\":\"application/json\"},\"body\":\"{\\\"id\\\":%d}\"}}", (i ? "," : ""), f, i, i >file
+        printf "]" >file
+        close(file)
+    }
+    file = dir "/patterns.json"
+    printf "[" >file
+    for (i = 0; i < 1000; i++)
+        printf "%s{\"request\":{\"urlPattern\":\"^/patterns/%d/[0-9]+$\"},\"response\":{\"body\":\"pattern\"}}", (i ? "," : ""), i >file
+    printf "]" >file
+    close(file)
+    file = dir "/../ten-stubs/others.json"
+    printf "[" >file
+    for (i = 0; i < 9; i++)
+        printf "%s{\"request\":{\"method\":\"GET\",\"path\":\"/items/%d\"},\"response\":{\"body\":\"{}\"}}", (i ? "," : ""), i >file
+    printf "]" >file
+}'
+TEN_PORT=$(free_port)
+start_server orrery-ten "$TEN_PORT" "$ORRERY" serve --host "$HOST" --port "$TEN_PORT" \
+    --stubs "$WORK/ten-stubs" --config "$WORK/config" --threads "$THREADS" --log-level error
+MANY_PORT=$(free_port)
+many_started=$(date +%s.%N)
+start_server orrery-many "$MANY_PORT" "$ORRERY" serve --host "$HOST" --port "$MANY_PORT" \
+    --stubs "$WORK/many-stubs" --config "$WORK/config" --threads "$THREADS" --log-level error
+MANY_STARTUP=$(awk -v a="$many_started" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+MANY_RSS=$(awk '{ printf "%.1f", $1 / 1024 }' <<<"$(rss_kb "${SERVER_PID[$MANY_PORT]}")")
+run_case 100k-stubs "ten-stubs http://$HOST:$TEN_PORT/bench" "orrery http://$HOST:$MANY_PORT/bench"
+
+# The repository's own examples, as `scripts/run.sh` serves them: resident memory after a few requests.
+EXAMPLES_PORT=$(free_port)
+READY_PATH=/__admin/health start_server orrery-examples "$EXAMPLES_PORT" "$ORRERY" serve --host "$HOST" --port "$EXAMPLES_PORT" \
+    --stubs stubs --config config --no-proxy --threads "$THREADS" --log-level error
+for path in /api/v1/users/1 /api/v1/user/1 /__admin/health /__admin/stubs; do
+    curl -s -o /dev/null --max-time 5 "http://$HOST:$EXAMPLES_PORT$path" || true
+done
+EXAMPLES_RSS=$(awk '{ printf "%.1f", $1 / 1024 }' <<<"$(rss_kb "${SERVER_PID[$EXAMPLES_PORT]}")")
+emit "### start-up and memory"
+emit ""
+emit "- 100,000 exact-route stubs and 1,000 regex stubs: first answer $MANY_STARTUP s after start, RSS $MANY_RSS MB before any request"
+emit "- the repository's examples (\`stubs/\`, \`config/\`, \`--no-proxy\`): RSS $EXAMPLES_RSS MB after a few requests"
+emit ""
 
 # ---------------------------------------------------------------- report -----
 
