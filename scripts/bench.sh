@@ -435,10 +435,27 @@ for path in /api/v1/users/1 /api/v1/user/1 /__admin/health /__admin/stubs; do
     curl -s -o /dev/null --max-time 5 "http://$HOST:$EXAMPLES_PORT$path" || true
 done
 EXAMPLES_RSS=$(awk '{ printf "%.1f", $1 / 1024 }' <<<"$(rss_kb "${SERVER_PID[$EXAMPLES_PORT]}")")
+# Memory under a minute of full load with the journal on (its default bounds): resident memory 10 s in, once the
+# journal is full, against 60 s in.
+SOAK_PORT=$(free_port)
+start_server orrery-soak "$SOAK_PORT" "$ORRERY" serve --host "$HOST" --port "$SOAK_PORT" \
+    --stubs "$WORK/stubs" --config "$WORK/config" --threads "$THREADS" --log-level error
+log "orrery-soak: 60 s of full load"
+run_wrk 60s "http://$HOST:$SOAK_PORT/bench" >"$WORK/soak.wrk" &
+SOAK_WRK=$!
+sleep 10
+SOAK_RSS_10=$(rss_kb "${SERVER_PID[$SOAK_PORT]}")
+wait "$SOAK_WRK"
+SOAK_RSS_60=$(rss_kb "${SERVER_PID[$SOAK_PORT]}")
+SOAK_REQUESTS=$(awk '/ requests in / { print $1 }' "$WORK/soak.wrk")
+
 emit "### start-up and memory"
 emit ""
 emit "- 100,000 exact-route stubs and 1,000 regex stubs: first answer $MANY_STARTUP s after start, RSS $MANY_RSS MB before any request"
 emit "- the repository's examples (\`stubs/\`, \`config/\`, \`--no-proxy\`): RSS $EXAMPLES_RSS MB after a few requests"
+emit "$(awk -v a="$SOAK_RSS_10" -v b="$SOAK_RSS_60" -v n="$SOAK_REQUESTS" 'BEGIN {
+    printf "- 60 s of full load with the journal on (%s requests): RSS %.1f MB at 10 s, %.1f MB at 60 s (%.2f×)", n, a / 1024, b / 1024, b / a
+}')"
 emit ""
 
 # ---------------------------------------------------------------- report -----
