@@ -47,11 +47,11 @@ struct RecordCommandTests {
             scratch.path("rec"), "--log-level", "warning",
         ])
         let base = try recorder.waitUntilListening()
-        // Traffic that keeps the recorder writing: 400 routes, 8 at a time.
+        // Traffic that keeps the recorder writing: 1,000 routes, 8 at a time, far more than it has written when killed.
         let traffic = Process()
         traffic.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         traffic.arguments = ["curl", "--noproxy", "*", "-s", "--parallel", "--parallel-max", "8", "--max-time", "30"]
-            + (1...400).flatMap { ["-o", "/dev/null", "\(base)/item/\($0)"] }
+            + (1...1000).flatMap { ["-o", "/dev/null", "\(base)/item/\($0)"] }
         try traffic.run()
         defer { if traffic.isRunning { traffic.terminate() } }
         let isRecording = OrreryProcess.waitFor { Self.files(scratch.path("rec")).filter { $0.hasSuffix(".yaml") }.count >= 20 }
@@ -61,7 +61,8 @@ struct RecordCommandTests {
 
         let afterKill = Self.files(scratch.path("rec"))
         let fixtures = afterKill.filter { $0.hasSuffix(".yaml") && !($0 as NSString).lastPathComponent.hasPrefix(".") }
-        #expect(fixtures.count >= 20)
+        // The kill came mid-recording: some routes were recorded, not all.
+        #expect(fixtures.count >= 20 && fixtures.count < 1000, "\(fixtures.count) fixtures")
         // Every fixture loads, and every body file it names is there, whole.
         let validation = try OrreryProcess.run(["validate", "--stubs", scratch.path("rec"), "--config", scratch.path("none")])
         #expect(validation.status == 0, "\(validation.errors)")

@@ -280,6 +280,21 @@ struct RecordingLiveTests {
         }
     }
 
+    @Test("without the proxy nothing can be recorded: start is refused, except mode none, which only replays")
+    func withoutProxy() async throws {
+        let recordings = try Self.recordingFolder()
+        defer { try? FileManager.default.removeItem(at: recordings) }
+        try await LiveServer.with(files: [:]) { (server: LiveServer) async throws in
+            let refused = try await server.request(
+                "POST", "/__admin/recordings/start", body: Data(#"{"folder": "\#(recordings.path)"}"#.utf8))
+            #expect(refused.status == 409)
+            #expect(refused.text.contains("recording needs the proxy"))
+            let replaying = try await server.request(
+                "POST", "/__admin/recordings/start", body: Data(#"{"folder": "\#(recordings.path)", "mode": "none"}"#.utf8))
+            #expect(replaying.status == 200)
+        }
+    }
+
     @Test("a recording folder with a broken fixture does not start, and says where")
     func brokenFixture() async throws {
         let recordings = try Self.recordingFolder()

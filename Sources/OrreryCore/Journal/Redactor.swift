@@ -33,14 +33,14 @@ public struct Redactor: Sendable {
 
     /// Replaces every secret of the entry in place; an exchange without secrets is only read.
     public func redact(_ entry: inout JournalEntry) {
-        // The usual exchange holds no secret: find that out without building anything.
-        guard !entry.request.headers.entries.contains(where: { isSensitive($0.name) }),
-            !entry.response.headers.entries.contains(where: { isSensitive($0.name) }),
-            queryNames.isEmpty, jsonFields.isEmpty
-        else {
-            redactSecrets(&entry)
-            return
-        }
+        if mayHoldSecrets(entry) { redactSecrets(&entry) }
+    }
+
+    /// The usual exchange holds no secret: found out without building anything.
+    private func mayHoldSecrets(_ entry: JournalEntry) -> Bool {
+        !queryNames.isEmpty || !jsonFields.isEmpty
+            || entry.request.headers.entries.contains { isSensitive($0.name) }
+            || entry.response.headers.entries.contains { isSensitive($0.name) }
     }
 
     private func redactSecrets(_ entry: inout JournalEntry) {

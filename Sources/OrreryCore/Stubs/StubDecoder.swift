@@ -253,7 +253,7 @@ public struct StubDecoder {
                 response.encoding = coding
             } else {
                 let names = ContentCoding.allCases.map(\.rawValue)
-                fail(encoding.line, "unknown encoding '\(name)'; use \(names.joined(separator: ", "))\(Suggestion.hint(for: name, in: names))")
+                fail(encoding.line, "unknown encoding '\(name)'\(Suggestion.hint(for: name, in: names)) (use gzip, deflate or identity)")
             }
         }
         // `identity` with a Content-Encoding header sends a body that is already encoded (say br) as it is.

@@ -32,11 +32,6 @@ extension AdminAPI {
                     "Unknown or invalid member '\(key)': use folder (string), mode (once, new_episodes, all or none), matchHeaders (a list of header names).")
             }
         }
-        guard isProxying || settings.mode == .none else {
-            return .error(
-                .Code409Conflict,
-                "Recording needs the proxy, and misses are not forwarded (no host map, --no-proxy or --offline); mode none only replays.")
-        }
         do {
             try serviceLogger.recorder.start(settings)
         } catch {

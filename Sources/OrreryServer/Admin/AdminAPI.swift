@@ -12,7 +12,7 @@ final class AdminAPI: Sendable {
     private let environments: EnvironmentRegistry?
     let serviceLogger: NetworkServiceLogger
     /// Whether misses are forwarded (a host map, and no `--no-proxy`).
-    let isProxying: Bool
+    private let isProxying: Bool
     private let logger: Logger
     private let startedAt = Date()
     private let threads: Int

@@ -22,8 +22,6 @@ public final class Daemon: Sendable {
         self.logger = logger
         registry = StubRegistry(stubsFolder: configuration.stubsFolder)
         try registry.reload()
-        // Parsing left its trees freed but kept by malloc; hand that memory back before serving.
-        ProcessMemory.returnFreedMemory()
         if let map = try HostMapDecoder.load(path: configuration.hostMapPath) {
             environments = try EnvironmentRegistry(
                 map: map, statePath: configuration.environmentStatePath, override: configuration.environment)
@@ -38,18 +36,17 @@ public final class Daemon: Sendable {
             redactor: Redactor(
                 headers: configuration.redactedHeaders, queryParameters: configuration.redactedQueryParameters,
                 jsonFields: configuration.redactedJSONFields),
-            registry: registry, logger: logger)
+            registry: registry, isProxying: proxyEnvironments != nil, logger: logger)
         if let settings = configuration.recording {
-            guard proxyEnvironments != nil || settings.mode == .none else {
-                throw RecordingError(
-                    "--record needs the proxy to record from (a host map, without --no-proxy or --offline); --record-mode none only replays")
-            }
             do {
                 try serviceLogger.recorder.start(settings)
             } catch {
                 throw error.sourceErrors ?? error
             }
         }
+        // Parsing left its trees freed but kept by malloc (the stubs', and a recording folder's); hand that memory
+        // back before serving.
+        ProcessMemory.returnFreedMemory()
         if let settings = configuration.trafficLog { try serviceLogger.startTrafficLog(settings) }
         self.serviceLogger = serviceLogger
         let admin = AdminAPI(

@@ -18,10 +18,10 @@ final class NetworkServiceLogger: Sendable {
     /// Mirrors `trafficLog != nil`, so the request path can skip the lock when there is none.
     private let isTrafficLogging = Atomic<Bool>(false)
 
-    init(journal: Journal, redactor: Redactor, registry: StubRegistry, logger: Logger) {
+    init(journal: Journal, redactor: Redactor, registry: StubRegistry, isProxying: Bool, logger: Logger) {
         self.journal = journal
         self.redactor = redactor
-        recorder = Recorder(registry: registry, redactor: redactor, logger: logger)
+        recorder = Recorder(registry: registry, redactor: redactor, isProxying: isProxying, logger: logger)
         self.logger = logger
     }
 

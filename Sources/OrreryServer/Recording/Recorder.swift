@@ -14,6 +14,8 @@ import Synchronization
 final class Recorder: Sendable {
     private let registry: StubRegistry
     private let redactor: Redactor
+    /// Whether misses are forwarded at all: without the proxy there is nothing to record (mode `none` only replays).
+    private let isProxying: Bool
     private let logger: Logger
     private let queue = DispatchQueue(label: "orrery.recorder")
     /// Mirrors "a session is on", so that a proxied request costs one load when none is.
@@ -51,9 +53,10 @@ final class Recorder: Sendable {
         var path: String
     }
 
-    init(registry: StubRegistry, redactor: Redactor, logger: Logger) {
+    init(registry: StubRegistry, redactor: Redactor, isProxying: Bool, logger: Logger) {
         self.registry = registry
         self.redactor = redactor
+        self.isProxying = isProxying
         self.logger = logger
     }
 
@@ -61,6 +64,10 @@ final class Recorder: Sendable {
 
     /// Starts a session: makes the folder, loads its fixtures (throwing their errors) and pins them for the session.
     func start(_ settings: RecordingSettings) throws(RecordingError) {
+        guard isProxying || settings.mode == .none else {
+            throw RecordingError(
+                "recording needs the proxy to record from, and misses are not forwarded (no host map, --no-proxy or --offline); mode none only replays")
+        }
         // Holding the lock across the start keeps two starts from both succeeding.
         try state.withLock { state throws(RecordingError) in
             if let session = state.session {
@@ -152,6 +159,9 @@ final class Recorder: Sendable {
 
     // MARK: - Recording
 
+    /// A compressed body that would decode to more than this (a zip bomb from an upstream) is recorded as it came.
+    static let maximumDecodedBody = 256 * 1024 * 1024
+
     /// Whether a session is on (one atomic load).
     var isRecording: Bool { isActive.load(ordering: .acquiring) }
 
@@ -195,7 +205,7 @@ final class Recorder: Sendable {
             var coding: ContentCoding?
             var decoded = body
             if let value = headers["Content-Encoding"], let named = ContentCoding(headerValue: value), named != .identity,
-                let bytes = body.withUnsafeBytes({ Zlib.decompress(Array($0), named) })
+                let bytes = body.withUnsafeBytes({ Zlib.decompress(Array($0), named, maximumSize: Self.maximumDecodedBody) })
             {
                 coding = named
                 decoded = Payload(bytes)
