@@ -63,7 +63,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        .testTarget(name: "OrreryCoreTests", dependencies: ["OrreryCore"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "OrreryCoreTests",
+            dependencies: ["OrreryCore", .product(name: "Yams", package: "Yams")],  // Yams: the oracle for YAML scalars
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "OrreryServerTests",
             dependencies: ["OrreryServer", "OrreryCore", "OrreryEvent"],

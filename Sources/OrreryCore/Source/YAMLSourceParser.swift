@@ -5,7 +5,8 @@ enum YAMLSourceParser {
     static func parse(_ text: String) throws(JSONSyntaxError) -> SourceNode {
         let root: Node?
         do {
-            root = try Yams.compose(yaml: text)
+            // `.basic`: no resolution by Yams (see YAMLImplicitTag); every untagged scalar comes back as text.
+            root = try Yams.compose(yaml: text, .basic)
         } catch let error as YamlError {
             throw describe(error)
         } catch {
@@ -13,14 +14,16 @@ enum YAMLSourceParser {
         }
         guard let root else { return SourceNode(.null, line: 1) }
         var budget = maximumNodes
-        return try convert(root, budget: &budget)
+        return try convert(root, in: SourceLines(text), budget: &budget)
     }
 
     /// Yams expands aliases into shared copies, so a few lines of nested aliases can stand for billions of nodes;
     /// conversion stops at this many.
     static let maximumNodes = 1_000_000
 
-    private static func convert(_ node: Node, budget: inout Int) throws(JSONSyntaxError) -> SourceNode {
+    private static func convert(_ node: Node, in source: SourceLines, budget: inout Int) throws(JSONSyntaxError)
+        -> SourceNode
+    {
         let line = node.mark?.line ?? 0
         budget -= 1
         guard budget >= 0 else {
@@ -28,7 +31,12 @@ enum YAMLSourceParser {
         }
         switch node {
         case .scalar(let scalar):
-            switch Tag.Name(rawValue: node.tag.rawValue) {
+            var tag = Tag.Name(rawValue: node.tag.rawValue)
+            if tag == .str, scalar.style == .plain {
+                let implicit = YAMLImplicitTag.of(scalar.string)
+                if implicit != .str, !source.isExplicitlyTagged(at: node.mark) { tag = implicit }
+            }
+            switch tag {
             case .null: return SourceNode(.null, line: line)
             case .bool:
                 // YAML 1.1 reads yes/no/on/off as booleans; in a header value `yes` means the text "yes".
@@ -53,7 +61,7 @@ enum YAMLSourceParser {
             }
         case .sequence(let sequence):
             var items: [SourceNode] = []
-            for item in sequence { items.append(try convert(item, budget: &budget)) }
+            for item in sequence { items.append(try convert(item, in: source, budget: &budget)) }
             return SourceNode(.array(items), line: line)
         case .mapping(let mapping):
             var members: [(key: String, keyLine: Int, value: SourceNode)] = []
@@ -65,7 +73,7 @@ enum YAMLSourceParser {
                 if members.contains(where: { $0.key == keyScalar.string }) {
                     throw JSONSyntaxError(line: keyLine, message: "duplicate key '\(keyScalar.string)'")
                 }
-                members.append((keyScalar.string, keyLine, try convert(value, budget: &budget)))
+                members.append((keyScalar.string, keyLine, try convert(value, in: source, budget: &budget)))
             }
             return SourceNode(.object(members), line: line)
         case .alias:
@@ -88,6 +96,26 @@ enum YAMLSourceParser {
         default:
             return JSONSyntaxError(line: 0, message: "YAML: \(error)")
         }
+    }
+}
+
+/// The text a document was parsed from, by line, to look at how a node was written.
+private final class SourceLines {
+    private let text: String
+    private lazy var lines: [Substring] = text.split(separator: "\n", omittingEmptySubsequences: false)
+
+    init(_ text: String) { self.text = text }
+
+    /// Whether the node at `mark` carries a tag of its own (`!!str 123`), perhaps after an anchor: Yams reports its
+    /// tag resolved, the same as an untagged node's.
+    func isExplicitlyTagged(at mark: Mark?) -> Bool {
+        guard let mark, mark.line >= 1, mark.line <= lines.count else { return false }
+        // libyaml counts columns in characters (Unicode scalars), from 1.
+        var rest = lines[mark.line - 1].unicodeScalars.dropFirst(mark.column - 1)
+        if rest.first == "&" {
+            rest = rest.drop(while: { $0 != " " && $0 != "\t" }).drop(while: { $0 == " " || $0 == "\t" })
+        }
+        return rest.first == "!"
     }
 }
 

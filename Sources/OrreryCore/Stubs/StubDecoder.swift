@@ -195,7 +195,7 @@ public struct StubDecoder {
     }
 
     private static func prefixPattern(_ prefix: String) -> Pattern {
-        let escaped = NSRegularExpression.escapedPattern(for: prefix)
+        let escaped = Pattern.escaped(prefix)
         // Built from an escaped literal, so it always compiles; fall back to matching everything if not.
         return (try? Pattern("^\(escaped)(/|$|\\?)")) ?? Self.matchAll
     }
@@ -433,7 +433,7 @@ public struct StubDecoder {
         do {
             return try Pattern(text)
         } catch {
-            fail(node.line, "'\(what)' is not a valid regular expression: \(text)")
+            fail(node.line, "'\(what)' is not a valid regular expression (\(error)): \(text)")
             return nil
         }
     }
