@@ -7,8 +7,8 @@ WORKDIR /src
 COPY Package.swift ./
 COPY Sources ./Sources
 COPY Tests ./Tests
-RUN swift build -c release --product orrery --static-swift-stdlib \
-    && cp "$(swift build -c release --show-bin-path)/orrery" /usr/local/bin/orrery
+COPY scripts/build-release.sh ./scripts/
+RUN cp "$(scripts/build-release.sh)" /usr/local/bin/orrery
 
 # Run stage: slim Debian with the shared libraries libevent, OpenSSL and zlib need.
 FROM debian:bookworm-slim

@@ -280,9 +280,8 @@ if [[ -n ${ORRERY_BIN:-} ]]; then
     ORRERY=$ORRERY_BIN
 else
     command -v swift >/dev/null || die "swift not found (or set ORRERY_BIN)"
-    log "building orrery (swift build -c release)"
-    timeout "$BUILD_TIMEOUT" swift build -c release --product orrery >&2
-    ORRERY="$(swift build -c release --show-bin-path)/orrery"
+    log "building orrery (scripts/build-release.sh)"
+    ORRERY="$(timeout "$BUILD_TIMEOUT" scripts/build-release.sh)"
 fi
 [[ -x $ORRERY ]] || die "orrery binary not found or not executable: $ORRERY"
 
@@ -481,7 +480,7 @@ mkdir -p "$(dirname "$REPORT_FILE")"
     echo "- Server threads: $THREADS"
     echo "- wrk: \`wrk -t$WRK_THREADS -c$WRK_CONNECTIONS -d$WRK_DURATION --latency\`, after a ${WRK_WARMUP} warm-up run per server;"
     echo "  $ROUNDS measured runs per server, the servers taking turns, the median-throughput run reported"
-    echo "- Orrery binary: \`${ORRERY_BIN:-swift build -c release --product orrery}\`"
+    echo "- Orrery binary: \`${ORRERY_BIN:-scripts/build-release.sh}\`"
     echo "- Command: \`BENCH_THREADS=$THREADS WRK_THREADS=$WRK_THREADS WRK_CONNECTIONS=$WRK_CONNECTIONS WRK_DURATION=$WRK_DURATION WRK_WARMUP=$WRK_WARMUP BENCH_ROUNDS=$ROUNDS scripts/bench.sh\`"
     echo
     echo "CPU µs/req is the server process's utime+stime (all threads, /proc/PID/stat) during"

@@ -4,5 +4,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-dependencies.sh
-swift build -c release --product orrery
-exec "$(swift build -c release --show-bin-path)/orrery" serve --stubs stubs --config config "$@"
+orrery="$(scripts/build-release.sh)"
+exec "$orrery" serve --stubs stubs --config config "$@"
