@@ -14,6 +14,8 @@
 #   BENCH_ROUNDS     measured runs per server, taken in turns so that all servers see the same machine;
 #                    the run with the median throughput is reported (default 3)
 #   BENCH_REPORT     where to write the Markdown report (default docs/benchmarks.md)
+#   BENCH_CASES      only these cases, e.g. "small-json proxy" (of small-json, proxy, gzip-64k, 100k-stubs,
+#                    memory); a partial run prints its report without writing one unless BENCH_REPORT is set
 #
 # Everything listens on 127.0.0.1 only; every server started here is stopped on exit.
 # Progress goes to stderr, the Markdown result to stdout and to $BENCH_REPORT.
@@ -28,12 +30,14 @@ WRK_CONNECTIONS=${WRK_CONNECTIONS:-32}
 WRK_DURATION=${WRK_DURATION:-5s}
 ROUNDS=${BENCH_ROUNDS:-3}
 WRK_WARMUP=${WRK_WARMUP:-2s}
-REPORT_FILE=${BENCH_REPORT:-docs/benchmarks.md}
+CASES=${BENCH_CASES:-small-json proxy gzip-64k 100k-stubs memory}
+if [[ -n ${BENCH_CASES:-} ]]; then REPORT_FILE=${BENCH_REPORT:-}; else REPORT_FILE=${BENCH_REPORT:-docs/benchmarks.md}; fi
 HOST=127.0.0.1
 READY_TIMEOUT=30          # seconds a server may take to answer its first request
 BUILD_TIMEOUT=${BENCH_BUILD_TIMEOUT:-900}
 
 log() { printf '==> %s\n' "$*" >&2; }
+wants() { [[ " $CASES " == *" $1 "* ]]; }
 die() { printf 'bench.sh: error: %s\n' "$*" >&2; exit 1; }
 
 # ---------------------------------------------------------------- tools ------
@@ -302,6 +306,7 @@ start_server reference "$REFERENCE_PORT" "$WORK/reference-server" --host "$HOST"
 
 # The same stubs with the journal off, and with a traffic log besides the journal, against the default
 # (journal on): what capturing every exchange costs.
+if wants small-json; then
 QUIET_PORT=$(free_port)
 start_server orrery-quiet "$QUIET_PORT" "$ORRERY" serve --host "$HOST" --port "$QUIET_PORT" \
     --stubs "$WORK/stubs" --config "$WORK/config" --threads "$THREADS" --log-level error --journal-entries 0
@@ -311,11 +316,13 @@ start_server orrery-logging "$LOGGING_PORT" "$ORRERY" serve --host "$HOST" --por
     --log-traffic "$WORK/traffic.jsonl"
 run_case small-json "reference http://$HOST:$REFERENCE_PORT/bench" "journal-off http://$HOST:$QUIET_PORT/bench" \
     "traffic-log http://$HOST:$LOGGING_PORT/bench" "orrery http://$HOST:$ORRERY_PORT/bench"
+fi
 
 # Proxy: no stub answers, so Orrery forwards every request to the reference
 # server as its upstream (the host map's only configuration is the default).
 # Compared with the upstream straight and with nginx as a reverse proxy in front
 # of the same upstream, both keeping upstream connections alive.
+if wants proxy; then
 mkdir -p "$WORK/proxy-stubs" "$WORK/proxy-config"
 cat >"$WORK/proxy-config/hosts.json" <<JSON
 {"configurations": [{"canonical_host": "upstream.bench", "canonical_protocol": "http", "release_key": "PROD",
@@ -363,9 +370,11 @@ else
     WARNINGS+="- proxy: nginx is not installed, so the nginx reverse-proxy row is missing"$'\n'
 fi
 run_case proxy "${proxy_rows[@]}" "orrery http://$HOST:$PROXY_PORT/bench"
+fi
 
 # 64 KB of JSON: Orrery gzips it once at load time and sends the compressed bytes to a client that accepts gzip;
 # the reference sends the same 64 KB uncompressed.
+if wants gzip-64k; then
 mkdir -p "$WORK/large-stubs/bodies"
 awk 'BEGIN {
     printf "["
@@ -388,9 +397,11 @@ start_server reference-large "$LARGE_REFERENCE_PORT" "$WORK/reference-server" --
     --content-type application/json
 run_case gzip-64k "reference-uncompressed http://$HOST:$LARGE_REFERENCE_PORT/bench" \
     "orrery http://$HOST:$LARGE_PORT/bench" -- -H "Accept-Encoding: gzip"
+fi
 
 # 100,000 exact-route stubs and 1,000 regex stubs (generated here, in files of 1,000), against 10 stubs; the
 # request goes to one route among them. Start-up is timed until the first answer.
+if wants 100k-stubs; then
 mkdir -p "$WORK/many-stubs" "$WORK/ten-stubs"
 cp "$WORK/stubs/bench.json" "$WORK/many-stubs/bench.json"
 cp "$WORK/stubs/bench.json" "$WORK/ten-stubs/bench.json"
@@ -425,8 +436,10 @@ start_server orrery-many "$MANY_PORT" "$ORRERY" serve --host "$HOST" --port "$MA
 MANY_STARTUP=$(awk -v a="$many_started" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
 MANY_RSS=$(awk '{ printf "%.1f", $1 / 1024 }' <<<"$(rss_kb "${SERVER_PID[$MANY_PORT]}")")
 run_case 100k-stubs "ten-stubs http://$HOST:$TEN_PORT/bench" "orrery http://$HOST:$MANY_PORT/bench"
+fi
 
 # The repository's own examples, as `scripts/run.sh` serves them: resident memory after a few requests.
+if wants memory; then
 EXAMPLES_PORT=$(free_port)
 READY_PATH=/__admin/health start_server orrery-examples "$EXAMPLES_PORT" "$ORRERY" serve --host "$HOST" --port "$EXAMPLES_PORT" \
     --stubs stubs --config config --no-proxy --threads "$THREADS" --log-level error
@@ -447,14 +460,21 @@ SOAK_RSS_10=$(rss_kb "${SERVER_PID[$SOAK_PORT]}")
 wait "$SOAK_WRK"
 SOAK_RSS_60=$(rss_kb "${SERVER_PID[$SOAK_PORT]}")
 SOAK_REQUESTS=$(awk '/ requests in / { print $1 }' "$WORK/soak.wrk")
+fi
 
-emit "### start-up and memory"
-emit ""
-emit "- 100,000 exact-route stubs and 1,000 regex stubs: first answer $MANY_STARTUP s after start, RSS $MANY_RSS MB before any request"
-emit "- the repository's examples (\`stubs/\`, \`config/\`, \`--no-proxy\`): RSS $EXAMPLES_RSS MB after a few requests"
-emit "$(awk -v a="$SOAK_RSS_10" -v b="$SOAK_RSS_60" -v n="$SOAK_REQUESTS" 'BEGIN {
-    printf "- 60 s of full load with the journal on (%s requests): RSS %.1f MB at 10 s, %.1f MB at 60 s (%.2f×)", n, a / 1024, b / 1024, b / a
-}')"
+if wants 100k-stubs || wants memory; then
+    emit "### start-up and memory"
+    emit ""
+fi
+if wants 100k-stubs; then
+    emit "- 100,000 exact-route stubs and 1,000 regex stubs: first answer $MANY_STARTUP s after start, RSS $MANY_RSS MB before any request"
+fi
+if wants memory; then
+    emit "- the repository's examples (\`stubs/\`, \`config/\`, \`--no-proxy\`): RSS $EXAMPLES_RSS MB after a few requests"
+    emit "$(awk -v a="$SOAK_RSS_10" -v b="$SOAK_RSS_60" -v n="$SOAK_REQUESTS" 'BEGIN {
+        printf "- 60 s of full load with the journal on (%s requests): RSS %.1f MB at 10 s, %.1f MB at 60 s (%.2f×)", n, a / 1024, b / 1024, b / a
+    }')"
+fi
 emit ""
 
 # ---------------------------------------------------------------- report -----
@@ -462,6 +482,7 @@ emit ""
 [[ -z $WARNINGS ]] || REPORT+=$'**Warnings**\n\n'"$WARNINGS"
 printf '%s' "$REPORT"
 
+[[ -n $REPORT_FILE ]] || exit 0
 mkdir -p "$(dirname "$REPORT_FILE")"
 {
     echo "# Benchmarks"
