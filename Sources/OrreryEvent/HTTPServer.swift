@@ -1,3 +1,4 @@
+import CLibevent  // libevent's headers define the time structs this file reads, for the compiler's import checks
 import Glibc
 import Synchronization
 

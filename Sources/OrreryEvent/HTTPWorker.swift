@@ -25,11 +25,13 @@ final class HTTPWorker {
     private var inputBytesSinceDispatch = 0
     /// CONNECT tunnels, connecting or open; libevent holds them unretained.
     private var tunnels: [ObjectIdentifier: Tunnel] = [:]
+    private let date: DateHeader
 
     init(loop: EventLoop, configuration: HTTPServerConfiguration, handler: any HTTPRequestHandler) throws(EventError) {
         self.loop = loop
         self.configuration = configuration
         self.handler = handler
+        date = DateHeader(base: loop.base)
         guard let http = evhttp_new(loop.base) else { throw EventError("evhttp_new failed") }
         self.http = http
         let allMethods = EVHTTP_REQ_GET.rawValue | EVHTTP_REQ_POST.rawValue | EVHTTP_REQ_HEAD.rawValue
@@ -152,6 +154,7 @@ final class HTTPWorker {
             for (name, value) in headers.entries {
                 evhttp_add_header(output, name, value)
             }
+            if !headers.contains("Date") { evhttp_add_header(output, "Date", date.current) }
             // evhttp frames no answer to CONNECT, taking every one for a tunnel's 200; a refusal needs its length
             // for the client to find where it ends and go on using the connection.
             if evhttp_request_get_command(request) == EVHTTP_REQ_CONNECT {

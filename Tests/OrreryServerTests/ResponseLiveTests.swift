@@ -40,6 +40,30 @@ struct ResponseLiveTests {
         }
     }
 
+    @Test("every answer carries one Date, the current second's; a stub's own Date is kept instead")
+    func dateHeader() async throws {
+        let stubs = """
+            - request: { path: /plain }
+              response: { body: x }
+            - request: { path: /dated }
+              response: { headers: { Date: "Sun, 06 Nov 1994 08:49:37 GMT" }, body: x }
+            """
+        try await LiveServer.with(files: ["stubs/dates.yaml": stubs]) { (server: LiveServer) async throws in
+            let before = Date()
+            let answers = try PythonClient.send(port: server.port, [.init("GET", "/plain"), .init("GET", "/dated"), .init("GET", "/missing")])
+            let format = DateFormatter()
+            format.locale = Locale(identifier: "en_US_POSIX")
+            format.timeZone = TimeZone(identifier: "GMT")
+            format.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+            for answer in [answers[0], answers[2]] {
+                #expect(answer.values("Date").count == 1)
+                let date = try #require(answer.values("Date").first.flatMap(format.date(from:)))
+                #expect(abs(date.timeIntervalSince(before)) < 5)
+            }
+            #expect(answers[1].values("Date") == ["Sun, 06 Nov 1994 08:49:37 GMT"])
+        }
+    }
+
     static let largeBody = String(repeating: "{\"item\": \"orrery\"},", count: 400)
 
     @Test("gzip: compressed for clients that accept it, decoded by URLSession, plain for others")

@@ -25,7 +25,7 @@ public final class Journal: Sendable {
     /// bound, then the newest entry takes the oldest one's slot; dropping the oldest for the byte bound just moves
     /// `head`. Every operation on the request path is O(1).
     private struct Storage {
-        var slots: [JournalEntry?] = []
+        var slots: [Kept?] = []
         var head = 0
         var count = 0
         var bytes = 0
@@ -36,9 +36,9 @@ public final class Journal: Sendable {
         func slotIndex(_ position: Int) -> Int { (head + position) % slots.count }
 
         /// Adds the entry; returns the one it evicted, for the caller to free outside the lock.
-        mutating func append(_ entry: consuming JournalEntry, capacity: Int) -> JournalEntry? {
+        mutating func append(_ kept: Kept, capacity: Int) -> Kept? {
             if count < slots.count {
-                slots[slotIndex(count)] = entry
+                slots[slotIndex(count)] = kept
                 count += 1
                 return nil
             } else if slots.count < capacity {
@@ -47,28 +47,45 @@ public final class Journal: Sendable {
                     slots = (0..<count).map { slots[slotIndex($0)] }
                     head = 0
                 }
-                slots.append(entry)
+                slots.append(kept)
                 count += 1
                 return nil
             } else {
                 let evicted = slots[head].take()
-                bytes -= evicted?.recordedSize ?? 0
-                slots[head] = entry
+                bytes -= evicted?.entry.recordedSize ?? 0
+                slots[head] = kept
                 head = (head + 1) % slots.count
                 return evicted
             }
         }
 
-        mutating func dropOldest() -> JournalEntry? {
+        mutating func dropOldest() -> Kept? {
             let evicted = slots[head].take()
-            bytes -= evicted?.recordedSize ?? 0
+            bytes -= evicted?.entry.recordedSize ?? 0
             head = (head + 1) % slots.count
             count -= 1
             return evicted
         }
 
         /// Oldest to newest.
-        var ordered: [JournalEntry] { (0..<count).compactMap { slots[slotIndex($0)] } }
+        var ordered: [JournalEntry] { (0..<count).compactMap { slots[slotIndex($0)]?.entry } }
+    }
+
+    /// An entry on the heap, so that the ring moves a pointer per exchange rather than the entry's dozen fields.
+    /// Made around the entry as it is built (`Kept(capture())`), it is never copied on the way in. Its id is set
+    /// under the journal's lock, before any reader can see it; nothing changes it after.
+    public final class Kept: @unchecked Sendable {
+        public internal(set) var entry: JournalEntry
+
+        public init(_ entry: consuming JournalEntry) {
+            self.entry = entry
+        }
+
+        /// Builds the entry in place: `prepare` changes it where it stays (cutting bodies, redacting).
+        public init(_ entry: consuming JournalEntry, preparing prepare: (inout JournalEntry) -> Void) {
+            self.entry = entry
+            prepare(&self.entry)
+        }
     }
 
     public init(limits: JournalLimits) {
@@ -79,22 +96,24 @@ public final class Journal: Sendable {
     /// Adds an exchange, evicting the oldest ones past a bound; returns its id (0 when the journal is off).
     @discardableResult
     public func record(_ entry: consuming JournalEntry) -> Int {
+        record(Kept(entry))
+    }
+
+    /// Adds an exchange already on the heap; see `record(_:)`.
+    @discardableResult
+    public func record(_ kept: Kept) -> Int {
         guard limits.isEnabled else { return 0 }
-        let size = entry.approximateSize
-        entry.recordedSize = size
-        // Moved into the ring through an optional, so that the entry is never copied.
-        var pending: JournalEntry? = consume entry
+        kept.entry.recordedSize = kept.entry.approximateSize
         // Evicted entries are freed after the lock is let go: freeing their bodies and headers takes a while.
-        var evicted: JournalEntry?
-        var evictedForBytes: [JournalEntry] = []
+        var evicted: Kept?
+        var evictedForBytes: [Kept] = []
         let id = storage.withLock { storage in
-            guard var next = pending.take() else { return 0 }
             let id = storage.nextID
-            next.id = id
+            kept.entry.id = id
             storage.nextID += 1
             storage.total += 1
-            storage.bytes += size
-            evicted = storage.append(consume next, capacity: limits.maximumEntries)
+            storage.bytes += kept.entry.recordedSize
+            evicted = storage.append(kept, capacity: limits.maximumEntries)
             // Over the byte bound: drop the oldest until it holds (the newest always stays).
             while storage.bytes > limits.maximumBytes && storage.count > 1 {
                 if let oldest = storage.dropOldest() { evictedForBytes.append(oldest) }
@@ -114,9 +133,10 @@ public final class Journal: Sendable {
     public func entry(id: Int) -> JournalEntry? {
         storage.withLock { storage in
             // Ids increase along the ring, so the position follows from the oldest id.
-            guard storage.count > 0, let oldest = storage.slots[storage.head]?.id, id >= oldest, id - oldest < storage.count
+            guard storage.count > 0, let oldest = storage.slots[storage.head]?.entry.id, id >= oldest,
+                id - oldest < storage.count
             else { return nil }
-            let candidate = storage.slots[storage.slotIndex(id - oldest)]
+            let candidate = storage.slots[storage.slotIndex(id - oldest)]?.entry
             return candidate?.id == id ? candidate : storage.ordered.first { $0.id == id }
         }
     }

@@ -36,20 +36,19 @@ final class NetworkServiceLogger: Sendable {
         body: @autoclosure () -> Payload, outcome: @autoclosure () -> JournalEntry.Outcome
     ) {
         guard isCapturing else { return }
+        // Built on the heap where it stays: the journal keeps this very object, the traffic log reads it.
         let limit = journal.limits.maximumBodyBytes
-        var entry = JournalEntry(
-            startedAt: startedAt, durationMicroseconds: max(0, Int(Date().timeIntervalSince(startedAt) * 1_000_000)),
-            request: request, requestBodySize: request.body.count, clientAddress: responder.remoteAddress,
-            response: CapturedResponse(status: status, headers: headers, body: body(), limit: limit), outcome: outcome())
-        if entry.request.body.count > limit { entry.request.body = Array(entry.request.body.prefix(limit)) }
-        redactor.redact(&entry)
-        // The entry is moved into the journal, not copied, unless the traffic log needs it too.
-        guard isTrafficLogging.load(ordering: .relaxed), let log = trafficLog.withLock({ $0 }) else {
-            journal.record(entry)
-            return
+        let kept = Journal.Kept(
+            JournalEntry(
+                startedAt: startedAt, durationMicroseconds: max(0, Int(Date().timeIntervalSince(startedAt) * 1_000_000)),
+                request: request, requestBodySize: request.body.count, clientAddress: responder.remoteAddress,
+                response: CapturedResponse(status: status, headers: headers, body: body(), limit: limit), outcome: outcome())
+        ) { entry in
+            if entry.request.body.count > limit { entry.request.body = Array(entry.request.body.prefix(limit)) }
+            redactor.redact(&entry)
         }
-        entry.id = journal.record(entry)
-        log.write(entry)
+        journal.record(kept)
+        if isTrafficLogging.load(ordering: .relaxed), let log = trafficLog.withLock({ $0 }) { log.write(kept.entry) }
     }
 
     // MARK: - Traffic log
