@@ -5,10 +5,10 @@
 /// checked after, in rank order, and only while they could still beat the best exact match.
 public final class StubIndex: Sendable {
     public let stubs: [IndexedStub]
-    private let exact: [RouteKey: [IndexedStub]]
+    private let exact: [RouteKey: Candidates]
     private let patterns: [IndexedStub]
     /// Every exact-path stub by path alone, whatever its method: the first place a miss looks for near misses.
-    private let byPath: [String: [IndexedStub]]
+    private let byPath: [String: Candidates]
     /// A few stubs under each path prefix (`/api/v1/users` for `/api/v1/users/7`), for misses on an unknown path.
     private let byPrefix: [String: [IndexedStub]]
 
@@ -47,10 +47,12 @@ public final class StubIndex: Sendable {
     public init(entries: [IndexedStub]) {
         var indexed: [IndexedStub] = []
         indexed.reserveCapacity(entries.count)
-        var exact: [RouteKey: [IndexedStub]] = [:]
+        var exact: [RouteKey: Candidates] = [:]
         var patterns: [IndexedStub] = []
-        var byPath: [String: [IndexedStub]] = [:]
+        var byPath: [String: Candidates] = [:]
         var byPrefix: [String: [IndexedStub]] = [:]
+        // Routes with more than one stub, to put in rank order once all are in.
+        var shared: [RouteKey] = []
         for (order, given) in entries.enumerated() {
             let entry = given.rank.order == order ? given : IndexedStub(given, order: order)
             indexed.append(entry)
@@ -58,8 +60,9 @@ public final class StubIndex: Sendable {
                 patterns.append(entry)
                 continue
             }
-            exact[RouteKey(method: entry.stub.request.method ?? "", path: path), default: []].append(entry)
-            byPath[path, default: []].append(entry)
+            let key = RouteKey(method: entry.stub.request.method ?? "", path: path)
+            if exact[key, default: .none].add(entry) == 2 { shared.append(key) }
+            byPath[path, default: .none].add(entry)
             for prefix in Self.prefixes(of: path) {
                 if byPrefix[prefix, default: []].count < Self.stubsKeptPerPrefix {
                     byPrefix[prefix, default: []].append(entry)
@@ -67,13 +70,65 @@ public final class StubIndex: Sendable {
             }
         }
         self.stubs = indexed
-        self.exact = exact.mapValues { $0.sorted { $0.rank < $1.rank } }
+        // Sorted in place: a new dictionary for the few routes that need it would double the largest table.
+        for key in shared { exact[key]?.sortByRank() }
+        self.exact = exact
         self.patterns = patterns.sorted { $0.rank < $1.rank }
         self.byPath = byPath
         self.byPrefix = byPrefix
     }
 
     public var count: Int { stubs.count }
+
+    /// The stubs of one route, best first. Nearly every route has exactly one, kept without an array of its own
+    /// (with 100,000 routes, two arrays per route were 10 MB).
+    enum Candidates {
+        case none
+        case one(IndexedStub)
+        case many([IndexedStub])
+
+        var all: [IndexedStub] {
+            switch self {
+            case .none: []
+            case .one(let entry): [entry]
+            case .many(let entries): entries
+            }
+        }
+
+        func first(where matches: (IndexedStub) -> Bool) -> IndexedStub? {
+            switch self {
+            case .none: nil
+            case .one(let entry): matches(entry) ? entry : nil
+            case .many(let entries): entries.first(where: matches)
+            }
+        }
+
+        /// Adds an entry; returns how many the route has now.
+        @discardableResult
+        mutating func add(_ entry: IndexedStub) -> Int {
+            switch self {
+            case .none: self = .one(entry)
+            case .one(let first): self = .many([first, entry])
+            case .many(var entries):
+                self = .none  // let go of the array, so that appending does not copy it
+                entries.append(entry)
+                self = .many(entries)
+            }
+            return count
+        }
+
+        var count: Int {
+            switch self {
+            case .none: 0
+            case .one: 1
+            case .many(let entries): entries.count
+            }
+        }
+
+        mutating func sortByRank() {
+            if case .many(let entries) = self { self = .many(entries.sorted { $0.rank < $1.rank }) }
+        }
+    }
 
     /// The stub that answers the request, or nil. A `HEAD` request that no stub names falls back to `GET` stubs.
     public func lookup(_ request: HTTPRequest) -> IndexedStub? {
@@ -120,10 +175,10 @@ public final class StubIndex: Sendable {
             guard seen.insert(ObjectIdentifier(entry)).inserted else { return }
             misses.append(NearMiss(stub: entry, mismatches: entry.stub.request.mismatches(request)))
         }
-        byPath[request.path]?.forEach(consider)
+        byPath[request.path]?.all.forEach(consider)
         if misses.count < limit {
             for prefix in Self.prefixes(of: request.path).reversed() {
-                let entries = (byPath[prefix] ?? []) + (byPrefix[prefix] ?? [])
+                let entries = (byPath[prefix]?.all ?? []) + (byPrefix[prefix] ?? [])
                 guard !entries.isEmpty else { continue }
                 entries.forEach(consider)
                 break

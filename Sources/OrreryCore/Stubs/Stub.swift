@@ -28,7 +28,7 @@ public struct Stub: Sendable {
 
     public var definition: JSONValue {
         get { (try? JSONValue.parse(definitionText)) ?? .object([]) }
-        set { definitionText = newValue.encodedBytes }
+        set { definitionText = Self.compact(newValue.encodedBytes) }
     }
 
     public init(
@@ -42,7 +42,14 @@ public struct Stub: Sendable {
         self.priority = priority
         self.request = request
         responses = [response] + sequel
-        definitionText = definition.encodedBytes
+        definitionText = Self.compact(definition.encodedBytes)
+    }
+
+    /// The bytes in an array of their own size: the encoder's grew by doubling, up to twice what it holds.
+    private static func compact(_ bytes: [UInt8]) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: bytes.count) { buffer, count in
+            count = buffer.initialize(fromContentsOf: bytes)
+        }
     }
 
     /// The first (usually the only) response.
