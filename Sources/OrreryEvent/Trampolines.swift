@@ -80,28 +80,18 @@ enum Trampolines {
         Unmanaged<ResolveBox>.fromOpaque(context).takeRetainedValue().finish(status: status, result)
     }
 
-    static let upstreamDone: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { request, context in
-        guard let context else { return }
-        let exchange = Unmanaged<UpstreamExchange>.fromOpaque(context).takeUnretainedValue()
-        exchange.done(request)
-    }
-
-    static let upstreamError: @convention(c) (evhttp_request_error, UnsafeMutableRawPointer?) -> Void = { error, context in
-        guard let context else { return }
-        Unmanaged<UpstreamExchange>.fromOpaque(context).takeUnretainedValue().errorOccurred(error)
-    }
-
-    static let upstreamHeader: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Int32 = { _, context in
-        guard let context else { return 0 }
-        Unmanaged<UpstreamExchange>.fromOpaque(context).takeUnretainedValue().headReceived()
-        return 0
-    }
-
-    static let upstreamConnectionClosed: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = {
-        _, context in
+    static let upstreamReadable: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, context in
         guard let context else { return }
         let connection = Unmanaged<UpstreamConnection>.fromOpaque(context).takeUnretainedValue()
-        connection.client.connectionClosed(connection)
+        withExtendedLifetime(connection) { connection.client.readable(connection) }
+    }
+
+    static let upstreamEvent: @convention(c) (OpaquePointer?, Int16, UnsafeMutableRawPointer?) -> Void = {
+        _, what, context in
+        let errorCode = errno
+        guard let context else { return }
+        let connection = Unmanaged<UpstreamConnection>.fromOpaque(context).takeUnretainedValue()
+        withExtendedLifetime(connection) { connection.client.event(connection, what, errorCode: errorCode) }
     }
 
     static let tunnelReadable: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { side, context in

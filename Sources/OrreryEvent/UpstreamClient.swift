@@ -42,26 +42,8 @@ public final class UpstreamClient {
 
     /// Sends a request and calls `completion` once, on this loop, with the response or the failure.
     public func send(_ request: UpstreamRequest, completion: @escaping (Result<UpstreamResponse, UpstreamFailure>) -> Void) {
-        guard let command = Self.command(request.method) else {
-            completion(.failure(UpstreamFailure(.unsupportedMethod, "\(request.method) cannot be relayed")))
-            return
-        }
-        let exchange = UpstreamExchange(client: self, request: request, command: command, completion: completion)
+        let exchange = UpstreamExchange(client: self, request: request, key: request.upstream.origin, completion: completion)
         exchange.start()
-    }
-
-    static func command(_ method: String) -> evhttp_cmd_type? {
-        switch method {
-        case "GET": EVHTTP_REQ_GET
-        case "POST": EVHTTP_REQ_POST
-        case "HEAD": EVHTTP_REQ_HEAD
-        case "PUT": EVHTTP_REQ_PUT
-        case "DELETE": EVHTTP_REQ_DELETE
-        case "OPTIONS": EVHTTP_REQ_OPTIONS
-        case "TRACE": EVHTTP_REQ_TRACE
-        case "PATCH": EVHTTP_REQ_PATCH
-        default: nil
-        }
     }
 
     // MARK: - Pool
@@ -84,12 +66,36 @@ public final class UpstreamClient {
 
     /// Frees a connection after the current callback returns: libevent must not free it from its own callback.
     func discard(_ connection: UpstreamConnection) {
+        connection.closed()
         idle[connection.key]?.removeAll { $0 === connection }
         loop.schedule(afterMilliseconds: 0) { connection.free() }
     }
 
-    func connectionClosed(_ connection: UpstreamConnection) {
-        connection.isClosed = true
+    /// The connection's bufferevent reports data.
+    func readable(_ connection: UpstreamConnection) {
+        if let exchange = connection.exchange {
+            exchange.readable(connection)
+        } else {
+            // An idle connection has nothing to say; whatever it sends, it is not to be trusted with a request.
+            discard(connection)
+        }
+    }
+
+    /// The connection's bufferevent reports a connect, the end of the connection, or an error.
+    func event(_ connection: UpstreamConnection, _ what: Int16, errorCode: Int32) {
+        if what & Int16(BEV_EVENT_CONNECTED) != 0 {
+            connection.connected()
+            connection.exchange?.connected()
+            return
+        }
+        guard what & Int16(BEV_EVENT_EOF | BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT) != 0 else { return }
+        if let exchange = connection.exchange {
+            // Bytes that came with the end are read first: a response that runs to the close ends here.
+            if connection.hasUnreadInput { exchange.readable(connection) }
+            connection.exchange?.ended(connection, failed: what & Int16(BEV_EVENT_ERROR) != 0, errorCode: errorCode)
+        } else {
+            discard(connection)
+        }
     }
 
     /// Resolves `host` through evdns (numeric addresses answer at once).
@@ -106,71 +112,7 @@ public final class UpstreamClient {
     }
 
     func makeConnection(key: String, upstream: Upstream, address: String) -> UpstreamConnection? {
-        let bufferevent: OpaquePointer?
-        if upstream.scheme == "https" {
-            guard let session = tls.makeSession(host: upstream.host) else { return nil }
-            bufferevent = bufferevent_openssl_socket_new(
-                loop.base, -1, session, BUFFEREVENT_SSL_CONNECTING,
-                Int32(BEV_OPT_CLOSE_ON_FREE.rawValue | BEV_OPT_DEFER_CALLBACKS.rawValue))
-            if let bufferevent { bufferevent_openssl_set_allow_dirty_shutdown(bufferevent, 1) }
-        } else {
-            bufferevent = bufferevent_socket_new(loop.base, -1, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue))
-        }
-        guard let bufferevent,
-            let connection = evhttp_connection_base_bufferevent_new(loop.base, nil, bufferevent, address, UInt16(upstream.port))
-        else { return nil }
-        // No retries: a request is sent once, and a failure is reported as it happened.
-        evhttp_connection_set_retries(connection, 0)
-        var timeout = timeval(milliseconds: configuration.responseTimeoutMilliseconds)
-        evhttp_connection_set_timeout_tv(connection, &timeout)
-        let wrapper = UpstreamConnection(key: key, connection: connection, isTLS: upstream.scheme == "https", client: self)
-        evhttp_connection_set_closecb(connection, Trampolines.upstreamConnectionClosed, Unmanaged.passUnretained(wrapper).toOpaque())
-        return wrapper
-    }
-}
-
-/// One pooled connection to an upstream.
-final class UpstreamConnection {
-    let key: String
-    private(set) var connection: OpaquePointer?
-    let isTLS: Bool
-    unowned let client: UpstreamClient
-    /// The upstream closed it; it is not reused.
-    var isClosed = false
-
-    init(key: String, connection: OpaquePointer, isTLS: Bool, client: UpstreamClient) {
-        self.key = key
-        self.connection = connection
-        self.isTLS = isTLS
-        self.client = client
-    }
-
-    /// Whether the TCP connection is established (a connect that timed out is not).
-    var isConnected: Bool {
-        guard let connection, let bufferevent = evhttp_connection_get_bufferevent(connection) else { return false }
-        let fd = bufferevent_getfd(bufferevent)
-        guard fd >= 0 else { return false }
-        var address = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        return withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &length) == 0 }
-        }
-    }
-
-    /// The OpenSSL error on this connection, if any.
-    var tlsError: String? {
-        guard isTLS, let connection, let bufferevent = evhttp_connection_get_bufferevent(connection) else { return nil }
-        let code = bufferevent_get_openssl_error(bufferevent)
-        return code == 0 ? nil : TLSContext.describe(code)
-    }
-
-    func free() {
-        if let connection {
-            // No close callback into a client that may already be gone.
-            evhttp_connection_set_closecb(connection, nil, nil)
-            evhttp_connection_free(connection)
-        }
-        connection = nil
+        UpstreamConnection(key: key, upstream: upstream, address: address, client: self, tls: tls)
     }
 }
 

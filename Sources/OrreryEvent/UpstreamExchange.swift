@@ -2,20 +2,17 @@ import CLibevent
 import Glibc
 import OrreryCore
 
-/// One request to an upstream, from DNS to the last byte of the response: the state libevent's callbacks share.
+/// One request to an upstream, from DNS to the last byte of the response: the state its connection's callbacks
+/// share.
 ///
-/// libevent gets an unretained pointer; the client's `active` table keeps the exchange alive until libevent can no
-/// longer call back (its done callback ran, or the request was cancelled).
+/// libevent gets unretained pointers; the client's `active` table keeps the exchange alive until it finishes.
 final class UpstreamExchange {
     private unowned let client: UpstreamClient
     private let request: UpstreamRequest
-    private let command: evhttp_cmd_type
     private let completion: (Result<UpstreamResponse, UpstreamFailure>) -> Void
     private let key: String
     private var connection: UpstreamConnection?
-    private var inFlight: OpaquePointer?
-    private var error: evhttp_request_error?
-    private var sawResponseHead = false
+    private var parser: HTTPResponseParser
     private var isFinished = false
     private var isOnReusedConnection = false
     private var hasRetried = false
@@ -24,14 +21,14 @@ final class UpstreamExchange {
     private var connectDeadline: OneShotTimer?
 
     init(
-        client: UpstreamClient, request: UpstreamRequest, command: evhttp_cmd_type,
+        client: UpstreamClient, request: UpstreamRequest, key: String,
         completion: @escaping (Result<UpstreamResponse, UpstreamFailure>) -> Void
     ) {
         self.client = client
         self.request = request
-        self.command = command
         self.completion = completion
-        key = "\(request.upstream.scheme)://\(request.upstream.host):\(request.upstream.port)"
+        self.key = key
+        parser = HTTPResponseParser(requestMethod: request.method)
     }
 
     func start() {
@@ -39,7 +36,7 @@ final class UpstreamExchange {
         responseDeadline = OneShotTimer(loop: client.loop, afterMilliseconds: client.configuration.responseTimeoutMilliseconds) {
             [weak self] in
             guard let self, !self.isFinished else { return }
-            self.cancelInFlight()
+            self.dropConnection()
             self.finish(.failure(UpstreamFailure(.timeout, "no complete response within \(self.client.configuration.responseTimeoutMilliseconds) ms")))
         }
         if let pooled = client.takeIdleConnection(for: key) {
@@ -72,95 +69,124 @@ final class UpstreamExchange {
     private func watchConnect(_ connection: UpstreamConnection) {
         let timeout = client.configuration.connectTimeoutMilliseconds
         connectDeadline = OneShotTimer(loop: client.loop, afterMilliseconds: timeout) { [weak self, weak connection] in
-            guard let self, let connection, !self.isFinished, self.connection === connection, !self.sawResponseHead,
-                !connection.isConnected
+            guard let self, let connection, !self.isFinished, self.connection === connection, !connection.isConnected
             else { return }
-            self.cancelInFlight()
+            self.dropConnection()
             self.finish(.failure(UpstreamFailure(.timeout, "could not connect to \(self.request.upstream.origin) within \(timeout) ms")))
         }
     }
 
     private func send(on connection: UpstreamConnection) {
         self.connection = connection
-        error = nil
-        sawResponseHead = false
-        guard let evConnection = connection.connection,
-            let evRequest = evhttp_request_new(Trampolines.upstreamDone, Unmanaged.passUnretained(self).toOpaque())
-        else {
-            finish(.failure(UpstreamFailure(.hostConnectionError, "cannot create a request for \(request.upstream.origin)")))
-            return
-        }
-        evhttp_request_set_error_cb(evRequest, Trampolines.upstreamError)
-        evhttp_request_set_header_cb(evRequest, Trampolines.upstreamHeader)
-        if let headers = evhttp_request_get_output_headers(evRequest) {
-            for (name, value) in request.headers.entries { evhttp_add_header(headers, name, value) }
-        }
-        if !request.body.isEmpty, let buffer = evhttp_request_get_output_buffer(evRequest) {
-            request.body.withUnsafeBytes { _ = evbuffer_add(buffer, $0.baseAddress, $0.count) }
-        }
-        inFlight = evRequest
-        if evhttp_make_request(evConnection, evRequest, command, request.target) != 0 {
-            // libevent has already freed the request.
-            inFlight = nil
-            client.discard(connection)
+        connection.exchange = self
+        parser = HTTPResponseParser(requestMethod: request.method)
+        guard connection.write(head: Self.head(of: request), body: request.body) else {
+            dropConnection()
             finish(.failure(UpstreamFailure(.hostConnectionError, "cannot send the request to \(request.upstream.origin)")))
-        }
-    }
-
-    // MARK: - libevent callbacks
-
-    func errorOccurred(_ error: evhttp_request_error) {
-        self.error = error
-    }
-
-    func headReceived() {
-        sawResponseHead = true
-    }
-
-    func done(_ evRequest: OpaquePointer?) {
-        inFlight = nil
-        guard !isFinished, let connection else { return }
-        if let evRequest, error == nil, evhttp_request_get_response_code(evRequest) != 0 {
-            let response = Self.copyResponse(evRequest)
-            if response.headers["Connection"]?.lowercased().contains("close") == true || connection.isClosed {
-                client.discard(connection)
-            } else {
-                client.recycle(connection)
-            }
-            finish(.success(response))
             return
         }
-        client.discard(connection)
+    }
+
+    /// The request line, the headers (Host first, as the proxy put it) and the body's length, as bytes copied
+    /// straight from each string's storage.
+    static func head(of request: UpstreamRequest) -> [UInt8] {
+        var head: [UInt8] = []
+        head.reserveCapacity(128 + request.headers.entries.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 })
+        head.appendUTF8(request.method)
+        head.append(0x20)
+        head.appendUTF8(request.target)
+        head.appendUTF8(" HTTP/1.1\r\n")
+        for (name, value) in request.headers.entries {
+            // A value with a line break would start a header of its own (injected values come from the environment).
+            guard !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A }) else { continue }
+            head.appendUTF8(name)
+            head.append(0x3A)
+            head.append(0x20)
+            head.appendUTF8(value)
+            head.append(0x0D)
+            head.append(0x0A)
+        }
+        if !request.body.isEmpty || request.method == "POST" || request.method == "PUT" || request.method == "PATCH" {
+            head.appendUTF8("Content-Length: \(request.body.count)\r\n")
+        }
+        head.append(0x0D)
+        head.append(0x0A)
+        return head
+    }
+
+    // MARK: - Connection callbacks
+
+    func connected() {
+        connectDeadline = nil
+    }
+
+    func readable(_ connection: UpstreamConnection) {
+        guard !isFinished, connection === self.connection else { return }
+        do {
+            try connection.read(into: &parser)
+        } catch {
+            dropConnection()
+            let kind: UpstreamFailure.Kind = parser.sawStatusLine ? .connectionReset : .hostConnectionError
+            finish(.failure(UpstreamFailure(kind, "\(request.upstream.origin) sent \(error)")))
+            return
+        }
+        if parser.isComplete { completed(connection) }
+    }
+
+    /// The connection ended (`errorCode`: errno when it failed rather than closed).
+    func ended(_ connection: UpstreamConnection, failed: Bool, errorCode: Int32) {
+        guard !isFinished, connection === self.connection else { return }
+        if !failed, (try? parser.finishAtEndOfInput()) != nil {
+            completed(connection)
+            return
+        }
+        dropConnection()
         // A pooled connection the upstream had already closed fails before any answer: try once on a new one.
-        if isOnReusedConnection && !sawResponseHead && !hasRetried && error != EVREQ_HTTP_TIMEOUT {
+        if isOnReusedConnection && !parser.sawStatusLine && !hasRetried {
             hasRetried = true
             isOnReusedConnection = false
             connectAndSend()
             return
         }
-        finish(.failure(classify(connection)))
+        finish(.failure(classify(connection, errorCode: failed ? errorCode : 0)))
     }
 
-    private func classify(_ connection: UpstreamConnection) -> UpstreamFailure {
-        let origin = request.upstream.origin
-        if error == EVREQ_HTTP_TIMEOUT {
-            return UpstreamFailure(.timeout, "\(origin) did not answer within \(client.configuration.responseTimeoutMilliseconds) ms")
+    private func completed(_ connection: UpstreamConnection) {
+        connection.exchange = nil
+        self.connection = nil
+        if parser.closesConnection || connection.hasUnreadInput {
+            client.discard(connection)
+        } else {
+            client.recycle(connection)
         }
+        finish(
+            .success(
+                UpstreamResponse(
+                    status: parser.status, reason: parser.reason.isEmpty ? HTTPStatusCode.reasonPhrase(for: parser.status) : parser.reason,
+                    headers: parser.headers, body: Payload(parser.body))))
+    }
+
+    private func classify(_ connection: UpstreamConnection, errorCode: Int32) -> UpstreamFailure {
+        let origin = request.upstream.origin
         if let tls = connection.tlsError {
             return UpstreamFailure(.tlsError, "TLS with \(origin) failed: \(tls)")
         }
-        if sawResponseHead {
+        if parser.sawStatusLine {
             return UpstreamFailure(.connectionReset, "\(origin) closed the connection in the middle of its response")
+        }
+        if errorCode != 0 {
+            return UpstreamFailure(.hostConnectionError, "\(origin): \(String(cString: strerror(errorCode)))")
         }
         return UpstreamFailure(.hostConnectionError, "\(origin) refused the connection or closed it without answering")
     }
 
-    private func cancelInFlight() {
-        if let inFlight {
-            evhttp_cancel_request(inFlight)
-            self.inFlight = nil
+    /// Gives up on the connection: it may hold half a response.
+    private func dropConnection() {
+        if let connection {
+            connection.exchange = nil
+            client.discard(connection)
         }
-        if let connection { client.discard(connection) }
+        connection = nil
     }
 
     private func finish(_ result: Result<UpstreamResponse, UpstreamFailure>) {
@@ -169,16 +195,14 @@ final class UpstreamExchange {
         responseDeadline = nil
         connectDeadline = nil
         completion(result)
-        // Kept alive until libevent cannot call back any more: now, unless a request is still in its hands.
-        if inFlight == nil { client.active[ObjectIdentifier(self)] = nil }
+        client.active[ObjectIdentifier(self)] = nil
     }
+}
 
-    private static func copyResponse(_ evRequest: OpaquePointer) -> UpstreamResponse {
-        let headers = EvhttpValues.headers(evhttp_request_get_input_headers(evRequest)).headers
-        let body = EvhttpValues.payload(evhttp_request_get_input_buffer(evRequest))
-        let code = Int(evhttp_request_get_response_code(evRequest))
-        let reason = evhttp_request_get_response_code_line(evRequest).map { String(cString: $0) }
-        return UpstreamResponse(
-            status: code, reason: reason ?? HTTPStatusCode.reasonPhrase(for: code), headers: headers, body: body)
+extension [UInt8] {
+    /// Appends the string's UTF-8 bytes in one copy.
+    mutating func appendUTF8(_ text: String) {
+        var text = text
+        text.withUTF8 { append(contentsOf: $0) }
     }
 }

@@ -193,12 +193,14 @@ public struct UpstreamSelectionError: Error, Sendable {
 /// The real host a request is forwarded to.
 public struct Upstream: Sendable, Equatable {
     /// `http` or `https`.
-    public var scheme: String
+    public let scheme: String
     /// Host name or address without brackets (`api.example.com`, `::1`).
-    public var host: String
-    public var port: Int
+    public let host: String
+    public let port: Int
     /// What the `Host` header says: the host as written, with its port when it is not the scheme's default.
-    public var hostHeader: String
+    public let hostHeader: String
+    /// `https://api.example.com:8443`: for logs and errors, and what the upstream client pools connections by.
+    public let origin: String
     /// The environment key (`PROD`, `USER`), nil for a forward-proxy request to a host outside the map.
     public var environmentKey: String?
     public var canonicalHost: String?
@@ -223,8 +225,6 @@ public struct Upstream: Sendable, Equatable {
         self.port = port
         let written = host.contains(":") ? "[\(host)]" : host
         hostHeader = port == defaultPort ? written : "\(written):\(port)"
+        origin = "\(scheme)://\(hostHeader)"
     }
-
-    /// `https://api.example.com:8443`, for logs and errors.
-    public var origin: String { "\(scheme)://\(hostHeader)" }
 }

@@ -10,52 +10,86 @@ public enum ProxyHeaders {
     /// Orrery's `Via` entry.
     public static let via = "1.1 orrery"
 
-    /// The headers to send upstream for a client's request.
+    /// The headers to send upstream for a client's request: `Host` first, naming the upstream, then the client's
+    /// end-to-end fields in order, then `X-Forwarded-For` and `Via` with this hop added.
     /// - Parameter injected: resolved header values (secrets) that replace any the client sent.
     public static func upstreamRequest(
         _ headers: HTTPHeaders, upstream: Upstream, clientAddress: String, injected: [(String, String)]
     ) -> HTTPHeaders {
-        var result = withoutHopByHop(headers)
-        result.remove("Host")
-        // The body is sent whole with its own length.
-        result.remove("Content-Length")
-        result.entries.insert((name: "Host", value: upstream.hostHeader), at: 0)
-        if !clientAddress.isEmpty {
-            if let forwarded = result["X-Forwarded-For"] {
-                result.set("X-Forwarded-For", forwarded + ", " + clientAddress)
-            } else {
-                result.add("X-Forwarded-For", clientAddress)
+        // One pass into one array: this runs for every proxied request.
+        var result = HTTPHeaders()
+        result.entries.reserveCapacity(headers.count + 3)
+        result.add("Host", upstream.hostHeader)
+        let named = connectionNamed(headers)
+        var forwarded: String?
+        var via: String?
+        for (name, value) in headers.entries {
+            if isHopByHop(name, named) || name.equalsIgnoringASCIICase("Host")
+                // The body is sent whole with its own length.
+                || name.equalsIgnoringASCIICase("Content-Length")
+            {
+                continue
             }
+            if !clientAddress.isEmpty, name.equalsIgnoringASCIICase("X-Forwarded-For") {
+                forwarded = forwarded ?? value
+                continue
+            }
+            if name.equalsIgnoringASCIICase("Via") {
+                via = via ?? value
+                continue
+            }
+            result.entries.append((name, value))
         }
-        appendVia(&result)
+        if !clientAddress.isEmpty {
+            result.add("X-Forwarded-For", forwarded.map { $0 + ", " + clientAddress } ?? clientAddress)
+        }
+        result.add("Via", via.map { $0 + ", " + Self.via } ?? Self.via)
         for (name, value) in injected { result.set(name, value) }
         return result
     }
 
-    /// The headers to pass back to the client for an upstream response. The body is sent whole, so framing
-    /// headers are recomputed by the server.
+    /// The headers to pass back to the client for an upstream response, `Via` last with this hop added. The body
+    /// is sent whole, so framing headers are recomputed by the server.
     public static func clientResponse(_ headers: HTTPHeaders) -> HTTPHeaders {
-        var result = withoutHopByHop(headers)
-        result.remove("Content-Length")
-        appendVia(&result)
+        var result = HTTPHeaders()
+        result.entries.reserveCapacity(headers.count + 1)
+        let named = connectionNamed(headers)
+        var via: String?
+        for (name, value) in headers.entries {
+            if isHopByHop(name, named) || name.equalsIgnoringASCIICase("Content-Length") { continue }
+            if name.equalsIgnoringASCIICase("Via") {
+                via = via ?? value
+                continue
+            }
+            result.entries.append((name, value))
+        }
+        result.add("Via", via.map { $0 + ", " + Self.via } ?? Self.via)
         return result
     }
 
-    static func withoutHopByHop(_ headers: HTTPHeaders) -> HTTPHeaders {
-        var named = hopByHop
-        for value in headers.all(named: "Connection") {
+    /// The fields a `Connection` header names (lowercased), which are hop-by-hop too; usually none.
+    private static func connectionNamed(_ headers: HTTPHeaders) -> [String] {
+        var named: [String] = []
+        for (name, value) in headers.entries where name.equalsIgnoringASCIICase("Connection") {
             for token in value.split(separator: ",") {
-                named.insert(token.trimmingCharacters(in: " \t").lowercased())
+                named.append(token.trimmingCharacters(in: " \t").lowercased())
             }
         }
-        return HTTPHeaders(headers.entries.filter { !named.contains($0.name.lowercased()) })
+        return named
     }
 
-    private static func appendVia(_ headers: inout HTTPHeaders) {
-        if let via = headers["Via"] {
-            headers.set("Via", via + ", " + Self.via)
-        } else {
-            headers.add("Via", Self.via)
+    private static let hopByHopNames = hopByHop.sorted()
+
+    private static func isHopByHop(_ name: String, _ named: [String]) -> Bool {
+        if !named.isEmpty, named.contains(name.lowercased()) { return true }
+        // The names are 2 to 19 bytes long and start with c, k, p, t or u: most fields are ruled out by that.
+        let count = name.utf8.count
+        guard count >= 2, count <= 19, let first = name.utf8.first else { return false }
+        switch first | 0x20 {
+        case UInt8(ascii: "c"), UInt8(ascii: "k"), UInt8(ascii: "p"), UInt8(ascii: "t"), UInt8(ascii: "u"):
+            return hopByHopNames.contains { $0.equalsIgnoringASCIICase(name) }
+        default:
+            return false
         }
     }
 }

@@ -1,0 +1,107 @@
+import CLibevent
+import Glibc
+import OrreryCore
+
+/// One connection to an upstream, plain or TLS: a bufferevent that carries one request at a time, and stays open
+/// between them (keep-alive) in its client's pool.
+///
+/// Requests are written as bytes made in one piece and responses read by `HTTPResponseParser`, without evhttp's
+/// client: its request objects, header lists and printf formatting doubled what proxying a small request cost.
+final class UpstreamConnection {
+    let key: String
+    let isTLS: Bool
+    unowned let client: UpstreamClient
+    private(set) var bufferevent: OpaquePointer?
+    /// The exchange waiting for a response on this connection; nil while idle in the pool.
+    unowned(unsafe) var exchange: UpstreamExchange?
+    /// TCP (and TLS) established.
+    private(set) var isConnected = false
+    /// The upstream closed it, or it failed: not to be used again.
+    private(set) var isClosed = false
+
+    init?(key: String, upstream: Upstream, address: String, client: UpstreamClient, tls: TLSContext) {
+        self.key = key
+        self.client = client
+        isTLS = upstream.scheme == "https"
+        let base = client.loop.base
+        if isTLS {
+            guard let session = tls.makeSession(host: upstream.host) else { return nil }
+            bufferevent = bufferevent_openssl_socket_new(
+                base, -1, session, BUFFEREVENT_SSL_CONNECTING,
+                Int32(BEV_OPT_CLOSE_ON_FREE.rawValue | BEV_OPT_DEFER_CALLBACKS.rawValue))
+            if let bufferevent { bufferevent_openssl_set_allow_dirty_shutdown(bufferevent, 1) }
+        } else {
+            bufferevent = bufferevent_socket_new(base, -1, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue))
+        }
+        guard let bufferevent else { return nil }
+        var storage = sockaddr_storage()
+        var length = Int32(MemoryLayout<sockaddr_storage>.size)
+        let written = ConnectTarget(host: address, port: upstream.port).description
+        let parsed = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { evutil_parse_sockaddr_port(written, $0, &length) }
+        }
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        bufferevent_setcb(bufferevent, Trampolines.upstreamReadable, nil, Trampolines.upstreamEvent, context)
+        let started =
+            parsed == 0
+            && withUnsafeMutablePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bufferevent_socket_connect(bufferevent, $0, length) }
+            } == 0
+        guard started else {
+            free()
+            return nil
+        }
+        bufferevent_enable(bufferevent, Int16(EV_READ | EV_WRITE))
+    }
+
+    /// Queues a request; it goes out once the connection is up.
+    func write(head: [UInt8], body: [UInt8]) -> Bool {
+        guard let bufferevent, !isClosed else { return false }
+        let wroteHead = head.withUnsafeBytes { bufferevent_write(bufferevent, $0.baseAddress, $0.count) } == 0
+        return wroteHead && (body.isEmpty || body.withUnsafeBytes { bufferevent_write(bufferevent, $0.baseAddress, $0.count) } == 0)
+    }
+
+    /// Reads what arrived into `parser`, until the response is complete or the input runs out.
+    func read(into parser: inout HTTPResponseParser) throws(HTTPResponseParser.Failure) {
+        guard let bufferevent, let input = bufferevent_get_input(bufferevent) else { return }
+        while !parser.isComplete {
+            let length = evbuffer_get_contiguous_space(input)
+            guard length > 0, let start = evbuffer_pullup(input, length) else { return }
+            let used = try parser.parse(UnsafeRawBufferPointer(start: start, count: length))
+            evbuffer_drain(input, used)
+            if used < length { return }
+        }
+    }
+
+    /// Bytes waiting to be read: on an idle connection, nothing should be.
+    var hasUnreadInput: Bool {
+        guard let bufferevent, let input = bufferevent_get_input(bufferevent) else { return false }
+        return evbuffer_get_length(input) > 0
+    }
+
+    func connected() {
+        isConnected = true
+    }
+
+    func closed() {
+        isClosed = true
+    }
+
+    /// The OpenSSL error on this connection, if any.
+    var tlsError: String? {
+        guard isTLS, let bufferevent else { return nil }
+        let code = bufferevent_get_openssl_error(bufferevent)
+        return code == 0 ? nil : TLSContext.describe(code)
+    }
+
+
+    func free() {
+        if let bufferevent {
+            bufferevent_setcb(bufferevent, nil, nil, nil, nil)
+            bufferevent_free(bufferevent)
+        }
+        bufferevent = nil
+        isClosed = true
+        exchange = nil
+    }
+}
