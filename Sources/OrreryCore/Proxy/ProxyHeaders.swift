@@ -79,17 +79,15 @@ public enum ProxyHeaders {
     }
 
     private static let hopByHopNames = hopByHop.sorted()
+    /// Each name's length and first letter, which rule out nearly every other field without a comparison.
+    private static let hopByHopSignatures = hopByHopNames.map(signature)
+
+    private static func signature(_ name: String) -> Int {
+        name.utf8.count << 8 | Int((name.utf8.first ?? 0) | 0x20)
+    }
 
     private static func isHopByHop(_ name: String, _ named: [String]) -> Bool {
         if !named.isEmpty, named.contains(name.lowercased()) { return true }
-        // The names are 2 to 19 bytes long and start with c, k, p, t or u: most fields are ruled out by that.
-        let count = name.utf8.count
-        guard count >= 2, count <= 19, let first = name.utf8.first else { return false }
-        switch first | 0x20 {
-        case UInt8(ascii: "c"), UInt8(ascii: "k"), UInt8(ascii: "p"), UInt8(ascii: "t"), UInt8(ascii: "u"):
-            return hopByHopNames.contains { $0.equalsIgnoringASCIICase(name) }
-        default:
-            return false
-        }
+        return hopByHopSignatures.contains(signature(name)) && hopByHopNames.contains { $0.equalsIgnoringASCIICase(name) }
     }
 }

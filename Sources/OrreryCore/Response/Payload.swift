@@ -8,8 +8,13 @@ public final class Payload: @unchecked Sendable {
     public init(_ bytes: some Collection<UInt8>) {
         count = bytes.count
         // A zero-byte allocation is not portable, so an empty payload holds one unused byte.
-        storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 16)
-        _ = storage.initializeMemory(as: UInt8.self, from: bytes)
+        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 16)
+        self.storage = storage
+        // Arrays and buffers in one copy; anything else a byte at a time.
+        let copied: Void? = bytes.withContiguousStorageIfAvailable { source in
+            storage.copyMemory(from: UnsafeRawBufferPointer(source))
+        }
+        if copied == nil { _ = storage.initializeMemory(as: UInt8.self, from: bytes) }
     }
 
     /// Fills a new payload of at most `count` bytes in place; `fill` returns how many it wrote.

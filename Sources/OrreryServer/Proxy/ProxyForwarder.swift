@@ -38,9 +38,15 @@ final class ProxyForwarder {
         case .success(let selected):
             upstream = selected
         }
-        let injected = upstream.injectedHeaders.compactMap { header in
+        let injected = upstream.injectedHeaders.compactMap { header -> (String, String)? in
             // getenv, not ProcessInfo's environment, which copies every variable on each call.
-            getenv(header.variable).map { (header.name, String(cString: $0)) }
+            guard let value = getenv(header.variable).map({ String(cString: $0) }) else { return nil }
+            // A line break would start a header of its own.
+            guard !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A }) else {
+                logger.warning("not injecting \(header.name): $\(header.variable) holds a line break")
+                return nil
+            }
+            return (header.name, value)
         }
         let upstreamRequest = UpstreamRequest(
             upstream: upstream, method: request.method, target: request.originForm,
