@@ -151,10 +151,11 @@ final class HTTPWorker {
 
     func send(_ request: OpaquePointer, status: Int, reason: String, headers: HTTPHeaders, body: Payload) {
         if let output = evhttp_request_get_output_headers(request) {
+            // withCString, not the implicit conversion: that copies each string to the heap first.
             for (name, value) in headers.entries {
-                evhttp_add_header(output, name, value)
+                name.withCString { name in value.withCString { value in _ = evhttp_add_header(output, name, value) } }
             }
-            if !headers.contains("Date") { evhttp_add_header(output, "Date", date.current) }
+            if !headers.contains("Date") { date.current.withCString { _ = evhttp_add_header(output, "Date", $0) } }
             // evhttp frames no answer to CONNECT, taking every one for a tunnel's 200; a refusal needs its length
             // for the client to find where it ends and go on using the connection.
             if evhttp_request_get_command(request) == EVHTTP_REQ_CONNECT {
@@ -169,7 +170,7 @@ final class HTTPWorker {
             if added != 0 { Unmanaged<AnyObject>.fromOpaque(owner).release() }
         }
         isSendingOwnReply = true
-        evhttp_send_reply(request, Int32(status), reason, nil)
+        reason.withCString { evhttp_send_reply(request, Int32(status), $0, nil) }
         isSendingOwnReply = false
     }
 

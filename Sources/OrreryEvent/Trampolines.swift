@@ -94,6 +94,12 @@ enum Trampolines {
         withExtendedLifetime(connection) { connection.client.event(connection, what, errorCode: errorCode) }
     }
 
+    static let upstreamDeadline: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = { _, _, context in
+        guard let context else { return }
+        let connection = Unmanaged<UpstreamConnection>.fromOpaque(context).takeUnretainedValue()
+        withExtendedLifetime(connection) { connection.exchange?.responseTimedOut() }
+    }
+
     static let tunnelReadable: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { side, context in
         guard let side, let context else { return }
         Unmanaged<Tunnel>.fromOpaque(context).takeUnretainedValue().readable(side)

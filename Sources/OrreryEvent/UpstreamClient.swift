@@ -9,10 +9,10 @@ public final class UpstreamClient {
     let configuration: UpstreamClientConfiguration
     private let tls: TLSContext
     private var dns: OpaquePointer?
-    /// Idle connections by `scheme://host:port`.
-    private var idle: [String: [UpstreamConnection]] = [:]
-    /// Exchanges libevent may still call back into (it holds them unretained).
-    var active: [ObjectIdentifier: UpstreamExchange] = [:]
+    /// Idle connections by origin (`scheme://host:port`). A list, not a dictionary: there are a few upstreams,
+    /// and their origin strings are the same objects request after request, so comparing is a pointer check
+    /// where hashing was a few hundred instructions.
+    private var idle: [(key: String, connections: [UpstreamConnection])] = []
 
     public init(loop: EventLoop, configuration: UpstreamClientConfiguration) throws(EventError) {
         self.loop = loop
@@ -34,7 +34,7 @@ public final class UpstreamClient {
 
     /// Frees every pooled connection and the resolver; call before the loop's base goes away.
     public func close() {
-        for connections in idle.values { connections.forEach { $0.free() } }
+        for pool in idle { pool.connections.forEach { $0.free() } }
         idle.removeAll()
         if let dns { evdns_base_free(dns, 1) }
         dns = nil
@@ -48,8 +48,17 @@ public final class UpstreamClient {
 
     // MARK: - Pool
 
+    private func pool(for key: String) -> Int {
+        if let index = idle.firstIndex(where: { $0.key == key }) { return index }
+        // A forward proxy meets any number of hosts: empty pools go before the list grows long.
+        if idle.count >= 64 { idle.removeAll { $0.connections.isEmpty } }
+        idle.append((key, []))
+        return idle.count - 1
+    }
+
     func takeIdleConnection(for key: String) -> UpstreamConnection? {
-        while let connection = idle[key]?.popLast() {
+        let index = pool(for: key)
+        while let connection = idle[index].connections.popLast() {
             if !connection.isClosed { return connection }
             connection.free()
         }
@@ -57,17 +66,19 @@ public final class UpstreamClient {
     }
 
     func recycle(_ connection: UpstreamConnection) {
-        guard !connection.isClosed, (idle[connection.key]?.count ?? 0) < configuration.maximumIdleConnectionsPerHost else {
+        let index = pool(for: connection.key)
+        guard !connection.isClosed, idle[index].connections.count < configuration.maximumIdleConnectionsPerHost else {
             discard(connection)
             return
         }
-        idle[connection.key, default: []].append(connection)
+        idle[index].connections.append(connection)
     }
 
     /// Frees a connection after the current callback returns: libevent must not free it from its own callback.
     func discard(_ connection: UpstreamConnection) {
         connection.closed()
-        idle[connection.key]?.removeAll { $0 === connection }
+        let index = pool(for: connection.key)
+        idle[index].connections.removeAll { $0 === connection }
         loop.schedule(afterMilliseconds: 0) { connection.free() }
     }
 

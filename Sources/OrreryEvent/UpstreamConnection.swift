@@ -18,6 +18,9 @@ final class UpstreamConnection {
     private(set) var isConnected = false
     /// The upstream closed it, or it failed: not to be used again.
     private(set) var isClosed = false
+    /// The response deadline of the request on this connection: one libevent timer for the connection's life,
+    /// armed per request, rather than a timer made and freed for each.
+    private var deadline: OpaquePointer?
 
     init?(key: String, upstream: Upstream, address: String, client: UpstreamClient, tls: TLSContext) {
         self.key = key
@@ -83,6 +86,24 @@ final class UpstreamConnection {
         isConnected = true
     }
 
+    /// Calls the exchange's `responseTimedOut` after `milliseconds`, unless disarmed first.
+    func armDeadline(milliseconds: Int) {
+        if deadline == nil {
+            deadline = event_new(client.loop.base, -1, 0, Trampolines.upstreamDeadline, Unmanaged.passUnretained(self).toOpaque())
+        }
+        guard let deadline else { return }
+        if let marker = client.loop.commonTimeout(milliseconds: milliseconds) {
+            event_add(deadline, marker)
+        } else {
+            var delay = timeval(milliseconds: milliseconds)
+            event_add(deadline, &delay)
+        }
+    }
+
+    func disarmDeadline() {
+        if let deadline { event_del(deadline) }
+    }
+
     func closed() {
         isClosed = true
     }
@@ -96,6 +117,8 @@ final class UpstreamConnection {
 
 
     func free() {
+        if let deadline { event_free(deadline) }
+        deadline = nil
         if let bufferevent {
             bufferevent_setcb(bufferevent, nil, nil, nil, nil)
             bufferevent_free(bufferevent)

@@ -5,7 +5,8 @@ import OrreryCore
 /// One request to an upstream, from DNS to the last byte of the response: the state its connection's callbacks
 /// share.
 ///
-/// libevent gets unretained pointers; the client's `active` table keeps the exchange alive until it finishes.
+/// libevent gets unretained pointers; the exchange holds itself (a retain taken at start, given back when it
+/// finishes) until it has answered.
 final class UpstreamExchange {
     private unowned let client: UpstreamClient
     private let request: UpstreamRequest
@@ -32,19 +33,25 @@ final class UpstreamExchange {
     }
 
     func start() {
-        client.active[ObjectIdentifier(self)] = self
-        responseDeadline = OneShotTimer(loop: client.loop, afterMilliseconds: client.configuration.responseTimeoutMilliseconds) {
-            [weak self] in
-            guard let self, !self.isFinished else { return }
-            self.dropConnection()
-            self.finish(.failure(UpstreamFailure(.timeout, "no complete response within \(self.client.configuration.responseTimeoutMilliseconds) ms")))
-        }
+        _ = Unmanaged.passRetained(self)
         if let pooled = client.takeIdleConnection(for: key) {
             isOnReusedConnection = true
+            // The usual case: the connection's own timer keeps the deadline.
+            pooled.armDeadline(milliseconds: client.configuration.responseTimeoutMilliseconds)
             send(on: pooled)
         } else {
+            // The deadline covers the name lookup and the connect too, before there is a connection to keep it.
+            responseDeadline = OneShotTimer(loop: client.loop, afterMilliseconds: client.configuration.responseTimeoutMilliseconds) {
+                [weak self] in self?.responseTimedOut()
+            }
             connectAndSend()
         }
+    }
+
+    func responseTimedOut() {
+        guard !isFinished else { return }
+        dropConnection()
+        finish(.failure(UpstreamFailure(.timeout, "no complete response within \(client.configuration.responseTimeoutMilliseconds) ms")))
     }
 
     private func connectAndSend() {
@@ -151,6 +158,7 @@ final class UpstreamExchange {
     }
 
     private func completed(_ connection: UpstreamConnection) {
+        connection.disarmDeadline()
         connection.exchange = nil
         self.connection = nil
         if parser.closesConnection || connection.hasUnreadInput {
@@ -182,6 +190,7 @@ final class UpstreamExchange {
     /// Gives up on the connection: it may hold half a response.
     private func dropConnection() {
         if let connection {
+            connection.disarmDeadline()
             connection.exchange = nil
             client.discard(connection)
         }
@@ -194,7 +203,7 @@ final class UpstreamExchange {
         responseDeadline = nil
         connectDeadline = nil
         completion(result)
-        client.active[ObjectIdentifier(self)] = nil
+        Unmanaged.passUnretained(self).release()
     }
 }
 
