@@ -54,14 +54,47 @@ final class UpstreamConnection {
             free()
             return nil
         }
+        // The head and the body may go out as two writes: without this, Nagle's algorithm would hold the second
+        // until the first is acknowledged (40 ms with delayed ACKs).
+        var on: Int32 = 1
+        _ = setsockopt(
+            bufferevent_getfd(bufferevent), Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
         bufferevent_enable(bufferevent, Int16(EV_READ | EV_WRITE))
     }
 
-    /// Queues a request; it goes out once the connection is up.
+    /// Sends a request: straight to the socket when the connection is up, plain and has nothing queued (the
+    /// usual case for a pooled connection), else through the bufferevent once it can. Writing directly spares
+    /// libevent registering the socket for writability and unregistering it again: two epoll_ctl calls for every
+    /// proxied request.
     func write(head: [UInt8], body: [UInt8]) -> Bool {
         guard let bufferevent, !isClosed else { return false }
-        let wroteHead = head.withUnsafeBytes { bufferevent_write(bufferevent, $0.baseAddress, $0.count) } == 0
-        return wroteHead && (body.isEmpty || body.withUnsafeBytes { bufferevent_write(bufferevent, $0.baseAddress, $0.count) } == 0)
+        var direct = canSendDirectly
+        // A part goes to the socket while the socket takes it whole; what it leaves, and all after, is queued.
+        func write(_ part: [UInt8]) -> Bool {
+            part.withUnsafeBytes { bytes in
+                guard let start = bytes.baseAddress, !bytes.isEmpty else { return true }
+                var sent = 0
+                if direct {
+                    sent = sendDirectly(bytes)
+                    direct = sent == bytes.count
+                }
+                return sent == bytes.count || bufferevent_write(bufferevent, start + sent, bytes.count - sent) == 0
+            }
+        }
+        return write(head) && write(body)
+    }
+
+    private var canSendDirectly: Bool {
+        guard !isTLS, isConnected, let bufferevent, let output = bufferevent_get_output(bufferevent) else { return false }
+        return evbuffer_get_length(output) == 0
+    }
+
+    /// Bytes the socket took at once; an error is left for the bufferevent to meet when it writes the rest.
+    private func sendDirectly(_ bytes: UnsafeRawBufferPointer) -> Int {
+        guard let bufferevent else { return 0 }
+        let fd = bufferevent_getfd(bufferevent)
+        guard fd >= 0 else { return 0 }
+        return max(0, send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)))
     }
 
     /// Reads what arrived into `parser`, until the response is complete or the input runs out.

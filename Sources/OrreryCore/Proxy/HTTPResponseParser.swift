@@ -1,3 +1,5 @@
+import Glibc
+
 /// Reads an HTTP/1.x response from bytes as they arrive: status line, headers, and a body framed by
 /// Content-Length, chunked transfer coding, or the end of the connection (RFC 9112 §6.3).
 ///
@@ -103,8 +105,10 @@ public struct HTTPResponseParser {
         case .statusLine, .headers, .trailers: isHead = true
         default: isHead = false
         }
-        var index = offset
-        while index < bytes.count, bytes[index] != 0x0A { index += 1 }
+        var index = bytes.count
+        if let base = bytes.baseAddress, let found = memchr(base + offset, 0x0A, bytes.count - offset) {
+            index = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+        }
         let length = index - offset
         if isHead, headBytes + length > maximumHeadBytes { throw .headTooLarge(limit: maximumHeadBytes) }
         if !isHead, length > 4096 { throw .malformed("a chunk line over 4096 bytes") }
@@ -195,6 +199,9 @@ public struct HTTPResponseParser {
         var lastCoding: String?
         var length: Int?
         for (name, value) in headers.entries {
+            // Told apart by length first (10, 17, 14 bytes): most fields are none of the three.
+            let count = name.utf8.count
+            guard count == 10 || count == 17 || count == 14 else { continue }
             if name.equalsIgnoringASCIICase("Connection") {
                 for token in Self.tokens(value) {
                     if token.equalsIgnoringASCIICase("close") { connectionClose = true }

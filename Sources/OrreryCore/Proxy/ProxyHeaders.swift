@@ -56,8 +56,9 @@ public enum ProxyHeaders {
         let named = connectionNamed(headers)
         var via: String?
         for (name, value) in headers.entries {
-            if isHopByHop(name, named) || name.equalsIgnoringASCIICase("Content-Length") { continue }
-            if name.equalsIgnoringASCIICase("Via") {
+            let count = name.utf8.count
+            if isHopByHop(name, named) || (count == 14 && name.equalsIgnoringASCIICase("Content-Length")) { continue }
+            if count == 3, name.equalsIgnoringASCIICase("Via") {
                 via = via ?? value
                 continue
             }
