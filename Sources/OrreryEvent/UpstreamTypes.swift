@@ -40,8 +40,6 @@ public struct UpstreamFailure: Error, Sendable, CustomStringConvertible {
         case connectionReset
         /// The TLS handshake or certificate check failed.
         case tlsError
-        /// The method cannot be relayed by this HTTP client.
-        case unsupportedMethod
     }
 
     public var kind: Kind

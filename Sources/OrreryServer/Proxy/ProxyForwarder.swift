@@ -86,7 +86,6 @@ final class ProxyForwarder {
                 let code: HTTPStatusCode =
                     switch failure.kind {
                     case .timeout: .Code504GatewayTimeout
-                    case .unsupportedMethod: .Code501NotImplemented
                     default: .Code502BadGateway
                     }
                 let error = ErrorResponse(
