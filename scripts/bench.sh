@@ -75,9 +75,13 @@ declare -A SERVER_PID=()    # port -> pid of the server process listening on it
 
 # A port nobody on 127.0.0.1 is listening on (a connect to it is refused).
 free_port() {
-    local port try
+    # Below the kernel's ephemeral range: a port in it can be taken at any moment as the local end of an
+    # outgoing connection (the proxy's to its upstream, wrk's), between this check and the server's bind.
+    local port try low=32768 high
+    read -r low high </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || true
+    (( low > 11000 )) || low=32768
     for try in $(seq 1 100); do
-        port=$(( 20000 + RANDOM % 30000 ))
+        port=$(( 10000 + RANDOM % (low - 10000) ))
         [[ -z ${SERVER_PID[$port]:-} ]] || continue
         if ! timeout 1 bash -c "exec 3<>/dev/tcp/$HOST/$port" 2>/dev/null; then
             echo "$port"
