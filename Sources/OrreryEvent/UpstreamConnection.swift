@@ -148,7 +148,6 @@ final class UpstreamConnection {
         return code == 0 ? nil : TLSContext.describe(code)
     }
 
-
     func free() {
         if let deadline { event_free(deadline) }
         deadline = nil

@@ -40,11 +40,16 @@ final class UpstreamExchange {
             pooled.armDeadline(milliseconds: client.configuration.responseTimeoutMilliseconds)
             send(on: pooled)
         } else {
-            // The deadline covers the name lookup and the connect too, before there is a connection to keep it.
-            responseDeadline = OneShotTimer(loop: client.loop, afterMilliseconds: client.configuration.responseTimeoutMilliseconds) {
-                [weak self] in self?.responseTimedOut()
-            }
+            startResponseDeadline()
             connectAndSend()
+        }
+    }
+
+    /// The deadline on a timer of its own: it covers the name lookup and the connect too, before there is a
+    /// connection to keep it.
+    private func startResponseDeadline() {
+        responseDeadline = OneShotTimer(loop: client.loop, afterMilliseconds: client.configuration.responseTimeoutMilliseconds) {
+            [weak self] in self?.responseTimedOut()
         }
     }
 
@@ -151,6 +156,8 @@ final class UpstreamExchange {
         if isOnReusedConnection && !parser.sawStatusLine && !hasRetried {
             hasRetried = true
             isOnReusedConnection = false
+            // The pooled connection's timer went with it.
+            startResponseDeadline()
             connectAndSend()
             return
         }

@@ -74,6 +74,14 @@ class Handler(BaseHTTPRequestHandler):
         elif url.path == "/slow":
             time.sleep(int(query.get("ms", ["1000"])[0]) / 1000)
             self.send(200, b"slow", [("Content-Type", "text/plain")])
+        elif url.path == "/drop-second":
+            # Answers the first request on a connection and closes it on the second without a word: what a
+            # server that times out idle keep-alive connections does to a request sent at that moment.
+            if getattr(self, "served", False):
+                self.close_connection = True
+                return
+            self.served = True
+            self.send(200, b"ok", [("Content-Type", "text/plain")])
         elif url.path == "/reset":
             self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n0123456789")
             self.wfile.flush()
@@ -139,13 +147,17 @@ def main():
     global NAME
     args = sys.argv[1:]
     tls = None
+    port = 0
     while args:
         flag = args.pop(0)
         if flag == "--tls":
             tls = (args.pop(0), args.pop(0))
         elif flag == "--name":
             NAME = args.pop(0)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        elif flag == "--port":
+            port = int(args.pop(0))
+    ThreadingHTTPServer.allow_reuse_address = True
+    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
     server.daemon_threads = True
     if tls:
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)

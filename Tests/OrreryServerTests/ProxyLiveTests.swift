@@ -164,6 +164,41 @@ struct ProxyLiveTests {
         }
     }
 
+    @Test("a kept-alive connection the upstream closed while idle is not reused")
+    func closedPooledConnection() async throws {
+        var upstream = try FixtureProcess.upstream(name: "first")
+        let port = upstream.port
+        let map = hostMap([("PROD", "127.0.0.1:\(port)", "http")])
+        try await LiveServer.with(files: ["config/hosts.json": map]) { (server: LiveServer) async throws in
+            let first = try await server.request("/rec/whoami")
+            #expect(first.status == 200)
+            // The upstream goes away with Orrery's connection to it still in the pool, and comes back on the
+            // same port: the pooled connection is dead, the upstream is not.
+            upstream.stop()
+            upstream = try FixtureProcess.upstream(name: "second", port: port)
+            for _ in 0..<3 {
+                let again = try await server.request("/rec/whoami")
+                #expect(again.status == 200)
+                #expect(again.header("X-Orrery-Error") == nil)
+            }
+        }
+        upstream.stop()
+    }
+
+    @Test("a request the upstream closes a kept-alive connection on, unanswered, is sent again on a new one")
+    func retriedOnNewConnection() async throws {
+        let upstream = try FixtureProcess.upstream(name: "prod")
+        let map = hostMap([("PROD", "127.0.0.1:\(upstream.port)", "http")])
+        try await LiveServer.with(files: ["config/hosts.json": map]) { (server: LiveServer) async throws in
+            for _ in 0..<3 {
+                let answer = try await server.request("/drop-second")
+                #expect(answer.status == 200)
+                #expect(answer.text == "ok")
+            }
+        }
+        upstream.stop()
+    }
+
     @Test("a name that does not resolve is 502 hostNotFound")
     func hostNotFound() async throws {
         let dns = try FixtureProcess("nxdomain-dns.py")

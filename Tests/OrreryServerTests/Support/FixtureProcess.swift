@@ -36,8 +36,9 @@ final class FixtureProcess {
         port = found
     }
 
-    static func upstream(name: String, tls: TestCertificates? = nil) throws -> FixtureProcess {
+    static func upstream(name: String, tls: TestCertificates? = nil, port: Int? = nil) throws -> FixtureProcess {
         var arguments = ["--name", name]
+        if let port { arguments += ["--port", String(port)] }
         if let tls { arguments += ["--tls", tls.serverCertificate, tls.serverKey] }
         return try FixtureProcess("upstream.py", arguments)
     }
