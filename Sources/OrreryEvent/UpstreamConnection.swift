@@ -115,6 +115,13 @@ final class UpstreamConnection {
         return evbuffer_get_length(input) > 0
     }
 
+    /// Request bytes not yet written: an upstream that answered before reading the whole request (a 413, say)
+    /// leaves the connection in the middle of one.
+    var hasUnsentOutput: Bool {
+        guard let bufferevent, let output = bufferevent_get_output(bufferevent) else { return false }
+        return evbuffer_get_length(output) > 0
+    }
+
     func connected() {
         isConnected = true
     }

@@ -168,7 +168,7 @@ final class UpstreamExchange {
         connection.disarmDeadline()
         connection.exchange = nil
         self.connection = nil
-        if parser.closesConnection || connection.hasUnreadInput {
+        if parser.closesConnection || connection.hasUnreadInput || connection.hasUnsentOutput {
             client.discard(connection)
         } else {
             client.recycle(connection)

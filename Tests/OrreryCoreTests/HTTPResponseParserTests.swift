@@ -60,6 +60,15 @@ struct HTTPResponseParserTests {
         #expect(continued.status == 200 && continued.body == Array("ok".utf8))
     }
 
+    @Test("A folded header line continues the field before it, read as one space")
+    func obsoleteFolding() throws {
+        let parser = try parse("HTTP/1.1 200 OK\r\nX-Long: first\r\n \t second\r\nContent-Length: 0\r\n\r\n", piece: 6).0
+        #expect(parser.headers["X-Long"] == "first second")
+        #expect(throws: HTTPResponseParser.Failure.self) {
+            _ = try parse("HTTP/1.1 200 OK\r\n folded\r\n\r\n", piece: 99)
+        }
+    }
+
     @Test("Whether the connection can carry another request")
     func connectionReuse() throws {
         #expect(try parse("HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 0\r\n\r\n", piece: 99).0.closesConnection)

@@ -174,6 +174,15 @@ public struct HTTPResponseParser {
     }
 
     private mutating func readHeader(_ line: UnsafeBufferPointer<UInt8>) throws(Failure) {
+        // An obsolete line folding (a line that starts with a space) continues the previous field: a client
+        // reads it as one space (RFC 9112 §5.2).
+        if line[0] == 0x20 || line[0] == 0x09 {
+            guard let last = headers.entries.indices.last else { throw .malformed("a folded line before any header") }
+            var start = 0
+            while start < line.count, line[start] == 0x20 || line[start] == 0x09 { start += 1 }
+            headers.entries[last].value += " " + String(decoding: UnsafeBufferPointer(rebasing: line[start...]), as: UTF8.self)
+            return
+        }
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > 0 else {
             throw .malformed("header line without a name")
         }
