@@ -98,14 +98,26 @@ final class UpstreamConnection {
     }
 
     /// Reads what arrived into `parser`, until the response is complete or the input runs out.
+    ///
+    /// The parser sees the buffer a chunk at a time, without copying; when it stops short in the middle of one
+    /// (a line that goes on in the next chunk), what is there is made contiguous for it.
     func read(into parser: inout HTTPResponseParser) throws(HTTPResponseParser.Failure) {
         guard let bufferevent, let input = bufferevent_get_input(bufferevent) else { return }
+        var wanted = evbuffer_get_contiguous_space(input)
         while !parser.isComplete {
-            let length = evbuffer_get_contiguous_space(input)
-            guard length > 0, let start = evbuffer_pullup(input, length) else { return }
+            let available = evbuffer_get_length(input)
+            guard available > 0 else { return }
+            let length = min(max(wanted, 1), available)
+            guard let start = evbuffer_pullup(input, length) else { return }
             let used = try parser.parse(UnsafeRawBufferPointer(start: start, count: length))
             evbuffer_drain(input, used)
-            if used < length { return }
+            if used == length {
+                wanted = evbuffer_get_contiguous_space(input)
+            } else if length < available {
+                wanted = available
+            } else {
+                return  // the rest has not arrived yet
+            }
         }
     }
 

@@ -74,6 +74,15 @@ class Handler(BaseHTTPRequestHandler):
         elif url.path == "/slow":
             time.sleep(int(query.get("ms", ["1000"])[0]) / 1000)
             self.send(200, b"slow", [("Content-Type", "text/plain")])
+        elif url.path == "/split-head":
+            # A long header line that arrives in two parts, 50 ms apart: the proxy's read buffer holds it in
+            # two chunks, and the line has to be put together before it is read.
+            head = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nX-Long: " + b"a" * 6000 + b"\r\nContent-Length: 2\r\n\r\nok"
+            self.wfile.write(head[:3000])
+            self.wfile.flush()
+            time.sleep(0.05)
+            self.wfile.write(head[3000:])
+            self.wfile.flush()
         elif url.path == "/drop-second":
             # Answers the first request on a connection and closes it on the second without a word: what a
             # server that times out idle keep-alive connections does to a request sent at that moment.

@@ -199,6 +199,19 @@ struct ProxyLiveTests {
         upstream.stop()
     }
 
+    @Test("a response head that arrives in parts, a long line split between them, is read whole")
+    func splitHead() async throws {
+        let upstream = try FixtureProcess.upstream(name: "prod")
+        let map = hostMap([("PROD", "127.0.0.1:\(upstream.port)", "http")])
+        try await LiveServer.with(files: ["config/hosts.json": map]) { (server: LiveServer) async throws in
+            let answer = try await server.request("/split-head")
+            #expect(answer.status == 200)
+            #expect(answer.header("X-Long") == String(repeating: "a", count: 6000))
+            #expect(answer.text == "ok")
+        }
+        upstream.stop()
+    }
+
     @Test("a name that does not resolve is 502 hostNotFound")
     func hostNotFound() async throws {
         let dns = try FixtureProcess("nxdomain-dns.py")
