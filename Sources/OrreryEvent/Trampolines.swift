@@ -94,6 +94,13 @@ enum Trampolines {
         withExtendedLifetime(connection) { connection.client.event(connection, what, errorCode: errorCode) }
     }
 
+    static let upstreamSocketReadable: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = {
+        _, _, context in
+        guard let context else { return }
+        let connection = Unmanaged<UpstreamConnection>.fromOpaque(context).takeUnretainedValue()
+        withExtendedLifetime(connection) { connection.socketReadable() }
+    }
+
     static let upstreamDeadline: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = { _, _, context in
         guard let context else { return }
         let connection = Unmanaged<UpstreamConnection>.fromOpaque(context).takeUnretainedValue()

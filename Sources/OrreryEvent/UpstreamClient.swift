@@ -13,6 +13,8 @@ public final class UpstreamClient {
     /// and their origin strings are the same objects request after request, so comparing is a pointer check
     /// where hashing was a few hundred instructions.
     private var idle: [(key: String, connections: [UpstreamConnection])] = []
+    /// Where plain connections receive into: one buffer for the loop, read from before the next recv().
+    let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
 
     public init(loop: EventLoop, configuration: UpstreamClientConfiguration) throws(EventError) {
         self.loop = loop
@@ -30,6 +32,7 @@ public final class UpstreamClient {
 
     deinit {
         close()
+        scratch.deallocate()
     }
 
     /// Frees every pooled connection and the resolver; call before the loop's base goes away.
@@ -102,7 +105,7 @@ public final class UpstreamClient {
         guard what & Int16(BEV_EVENT_EOF | BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT) != 0 else { return }
         if let exchange = connection.exchange {
             // Bytes that came with the end are read first: a response that runs to the close ends here.
-            if connection.hasUnreadInput { exchange.readable(connection) }
+            if connection.isTLS, connection.hasUnreadInput { exchange.readable(connection) }
             connection.exchange?.ended(connection, failed: what & Int16(BEV_EVENT_ERROR) != 0, errorCode: errorCode)
         } else {
             discard(connection)

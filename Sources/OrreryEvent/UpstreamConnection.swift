@@ -7,6 +7,9 @@ import OrreryCore
 ///
 /// Requests are written as bytes made in one piece and responses read by `HTTPResponseParser`, without evhttp's
 /// client: its request objects, header lists and printf formatting doubled what proxying a small request cost.
+/// A plain connection's answers are read from the socket by a read event of its own, one recv() per wakeup into
+/// the client's scratch buffer; the bufferevent's reading would ask the socket for its size first (an ioctl) and
+/// copy through a buffer chain allocated for the purpose. TLS connections read through their bufferevent.
 final class UpstreamConnection {
     let key: String
     let isTLS: Bool
@@ -21,6 +24,12 @@ final class UpstreamConnection {
     /// The response deadline of the request on this connection: one libevent timer for the connection's life,
     /// armed per request, rather than a timer made and freed for each.
     private var deadline: OpaquePointer?
+    /// A plain connection's read event.
+    private var socketRead: OpaquePointer?
+    /// What the last recv() brought, valid while the exchange reads it.
+    private var received = UnsafeRawBufferPointer(start: nil, count: 0)
+    /// Bytes received that the parser could not use yet (a line not complete), or that came after a response.
+    private var carried: [UInt8] = []
 
     init?(key: String, upstream: Upstream, address: String, client: UpstreamClient, tls: TLSContext) {
         self.key = key
@@ -56,10 +65,35 @@ final class UpstreamConnection {
         }
         // The head and the body may go out as two writes: without this, Nagle's algorithm would hold the second
         // until the first is acknowledged (40 ms with delayed ACKs).
+        let fd = bufferevent_getfd(bufferevent)
         var on: Int32 = 1
-        _ = setsockopt(
-            bufferevent_getfd(bufferevent), Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
-        bufferevent_enable(bufferevent, Int16(EV_READ | EV_WRITE))
+        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+        if isTLS {
+            bufferevent_enable(bufferevent, Int16(EV_READ | EV_WRITE))
+        } else {
+            // The bufferevent still connects and writes what the socket does not take at once.
+            bufferevent_enable(bufferevent, Int16(EV_WRITE))
+            socketRead = event_new(base, fd, Int16(EV_READ | EV_PERSIST), Trampolines.upstreamSocketReadable, context)
+            guard let socketRead, event_add(socketRead, nil) == 0 else {
+                free()
+                return nil
+            }
+        }
+    }
+
+    /// A plain connection's socket is readable: one recv(), handed to the client (an answer, the end, an error).
+    func socketReadable() {
+        guard let bufferevent else { return }
+        let count = recv(bufferevent_getfd(bufferevent), client.scratch.baseAddress, client.scratch.count, Int32(MSG_DONTWAIT))
+        if count > 0 {
+            received = UnsafeRawBufferPointer(rebasing: client.scratch[0..<count])
+            client.readable(self)
+            received = UnsafeRawBufferPointer(start: nil, count: 0)
+        } else if count == 0 {
+            client.event(self, Int16(BEV_EVENT_EOF | BEV_EVENT_READING), errorCode: 0)
+        } else if errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
+            client.event(self, Int16(BEV_EVENT_ERROR | BEV_EVENT_READING), errorCode: errno)
+        }
     }
 
     /// Sends a request: straight to the socket when the connection is up, plain and has nothing queued (the
@@ -98,10 +132,30 @@ final class UpstreamConnection {
     }
 
     /// Reads what arrived into `parser`, until the response is complete or the input runs out.
-    ///
-    /// The parser sees the buffer a chunk at a time, without copying; when it stops short in the middle of one
-    /// (a line that goes on in the next chunk), what is there is made contiguous for it.
     func read(into parser: inout HTTPResponseParser) throws(HTTPResponseParser.Failure) {
+        if isTLS {
+            try readBuffered(into: &parser)
+            return
+        }
+        if carried.isEmpty {
+            let used = try parser.parse(received)
+            if used < received.count { carried = Array(received[used...]) }
+        } else {
+            carried.append(contentsOf: received)
+            let outcome: Result<Int, HTTPResponseParser.Failure> = carried.withUnsafeBytes { bytes in
+                do throws(HTTPResponseParser.Failure) {
+                    return .success(try parser.parse(bytes))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            carried.removeFirst(try outcome.get())
+        }
+    }
+
+    /// The bufferevent's input, seen a chunk at a time without copying; when the parser stops short in the middle
+    /// of one (a line that goes on in the next chunk), what is there is made contiguous for it.
+    private func readBuffered(into parser: inout HTTPResponseParser) throws(HTTPResponseParser.Failure) {
         guard let bufferevent, let input = bufferevent_get_input(bufferevent) else { return }
         var wanted = evbuffer_get_contiguous_space(input)
         while !parser.isComplete {
@@ -123,6 +177,7 @@ final class UpstreamConnection {
 
     /// Bytes waiting to be read: on an idle connection, nothing should be.
     var hasUnreadInput: Bool {
+        guard isTLS else { return !carried.isEmpty }
         guard let bufferevent, let input = bufferevent_get_input(bufferevent) else { return false }
         return evbuffer_get_length(input) > 0
     }
@@ -158,6 +213,8 @@ final class UpstreamConnection {
 
     func closed() {
         isClosed = true
+        // A socket at its end stays readable: stop listening now rather than when it is freed.
+        if let socketRead { event_del(socketRead) }
     }
 
     /// The OpenSSL error on this connection, if any.
@@ -170,6 +227,9 @@ final class UpstreamConnection {
     func free() {
         if let deadline { event_free(deadline) }
         deadline = nil
+        // Before the bufferevent, which closes the socket.
+        if let socketRead { event_free(socketRead) }
+        socketRead = nil
         if let bufferevent {
             bufferevent_setcb(bufferevent, nil, nil, nil, nil)
             bufferevent_free(bufferevent)
