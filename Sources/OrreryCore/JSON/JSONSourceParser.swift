@@ -186,41 +186,41 @@ enum JSONSourceParser {
 
         mutating func parseString() throws(JSONSyntaxError) -> String {
             index += 1  // opening quote
-            var scalars = String.UnicodeScalarView()
-            var runStart = index
-            func flushRun(_ parser: Parser, upTo end: Int, into scalars: inout String.UnicodeScalarView) {
-                if end > runStart {
-                    scalars.append(contentsOf: String(decoding: parser.bytes[runStart..<end], as: UTF8.self).unicodeScalars)
-                }
+            let start = index
+            // Most strings hold no escape: one scan, one copy.
+            while let byte = current, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\"), byte != UInt8(ascii: "\n") {
+                index += 1
             }
+            if current == UInt8(ascii: "\"") {
+                let text = String(decoding: bytes[start..<index], as: UTF8.self)
+                index += 1
+                return text
+            }
+            var utf8 = Array(bytes[start..<index])
             while true {
                 guard let byte = current else { throw error("unexpected end of JSON inside a string") }
                 switch byte {
                 case UInt8(ascii: "\""):
-                    flushRun(self, upTo: index, into: &scalars)
                     index += 1
-                    return String(scalars)
+                    return String(decoding: utf8, as: UTF8.self)
                 case UInt8(ascii: "\\"):
-                    flushRun(self, upTo: index, into: &scalars)
                     index += 1
                     guard let escape = current else { throw error("unexpected end of JSON inside a string") }
                     index += 1
                     switch escape {
-                    case UInt8(ascii: "\""): scalars.append("\"")
-                    case UInt8(ascii: "\\"): scalars.append("\\")
-                    case UInt8(ascii: "/"): scalars.append("/")
-                    case UInt8(ascii: "b"): scalars.append("\u{08}")
-                    case UInt8(ascii: "f"): scalars.append("\u{0C}")
-                    case UInt8(ascii: "n"): scalars.append("\n")
-                    case UInt8(ascii: "r"): scalars.append("\r")
-                    case UInt8(ascii: "t"): scalars.append("\t")
-                    case UInt8(ascii: "u"): scalars.append(try parseUnicodeEscape())
+                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escape)
+                    case UInt8(ascii: "b"): utf8.append(0x08)
+                    case UInt8(ascii: "f"): utf8.append(0x0C)
+                    case UInt8(ascii: "n"): utf8.append(0x0A)
+                    case UInt8(ascii: "r"): utf8.append(0x0D)
+                    case UInt8(ascii: "t"): utf8.append(0x09)
+                    case UInt8(ascii: "u"): UTF8.encode(try parseUnicodeEscape()) { utf8.append($0) }
                     default: throw error("invalid escape '\\\(Self.describe(escape))' in a string")
                     }
-                    runStart = index
                 case UInt8(ascii: "\n"):
                     throw error("line break inside a string; write it as \\n")
                 default:
+                    utf8.append(byte)
                     index += 1
                 }
             }

@@ -126,12 +126,15 @@ public indirect enum JSONValue: Sendable, Equatable {
 
     static func encodeString(_ text: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        let utf8 = text.utf8
-        // Most strings need no escaping: copy them whole.
-        if !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            out += utf8
-        } else {
-            for byte in utf8 {
+        var text = text
+        // Most strings need no escaping: copied whole, from the string's own storage.
+        let copied = text.withUTF8 { bytes in
+            guard !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
+            out.append(contentsOf: bytes)
+            return true
+        }
+        if !copied {
+            for byte in text.utf8 {
                 switch byte {
                 case UInt8(ascii: "\""): out += #"\""#.utf8
                 case UInt8(ascii: "\\"): out += #"\\"#.utf8

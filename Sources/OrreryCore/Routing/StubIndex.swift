@@ -195,11 +195,14 @@ public final class StubIndex: Sendable {
 
     /// `/a/b/c` → `["/a", "/a/b"]`: the proper ancestors, shortest first.
     static func prefixes(of path: String) -> [String] {
+        // On UTF-8 bytes: this runs for every exact-path stub loaded, and a slash is never part of another character.
         var result: [String] = []
-        var index = path.index(after: path.startIndex)
-        while let slash = path[index...].firstIndex(of: "/") {
+        let utf8 = path.utf8
+        guard !utf8.isEmpty else { return result }
+        var index = utf8.index(after: utf8.startIndex)
+        while let slash = utf8[index...].firstIndex(of: UInt8(ascii: "/")) {
             result.append(String(path[..<slash]))
-            index = path.index(after: slash)
+            index = utf8.index(after: slash)
         }
         return result
     }

@@ -133,10 +133,17 @@ public enum StubID {
         format(UInt64.random(in: .min ... .max), UInt64.random(in: .min ... .max))
     }
 
+    /// `8-4-4-4-12` hex digits, as a UUID is written; on bytes, since it runs once for every stub loaded.
     private static func format(_ high: UInt64, _ low: UInt64) -> String {
-        let hex = hex16(high) + hex16(low)
-        let characters = Array(hex)
-        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(characters[$0]) }.joined(separator: "-")
+        var text: [UInt8] = []
+        text.reserveCapacity(36)
+        for position in 0..<32 {
+            if position == 8 || position == 12 || position == 16 || position == 20 { text.append(UInt8(ascii: "-")) }
+            let value = position < 16 ? high : low
+            let nibble = UInt8(truncatingIfNeeded: value >> UInt64(60 - 4 * (position % 16))) & 0xF
+            text.append(nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10)
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     static func hex16(_ value: UInt64) -> String {
