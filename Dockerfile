@@ -8,7 +8,7 @@ COPY Package.swift ./
 COPY Sources ./Sources
 COPY Tests ./Tests
 COPY scripts/build-release.sh ./scripts/
-RUN cp "$(scripts/build-release.sh)" /usr/local/bin/orrery
+RUN binary="$(scripts/build-release.sh)" && cp "$binary" /usr/local/bin/orrery
 
 # Run stage: slim Debian with the shared libraries libevent, OpenSSL and zlib need.
 FROM debian:bookworm-slim

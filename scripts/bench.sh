@@ -39,17 +39,23 @@ BUILD_TIMEOUT=${BENCH_BUILD_TIMEOUT:-900}
 log() { printf '==> %s\n' "$*" >&2; }
 wants() { [[ " $CASES " == *" $1 "* ]]; }
 die() { printf 'bench.sh: error: %s\n' "$*" >&2; exit 1; }
+for case_name in $CASES; do
+    [[ " small-json proxy gzip-64k 100k-stubs memory " == *" $case_name "* ]] \
+        || die "unknown case '$case_name' in BENCH_CASES (small-json, proxy, gzip-64k, 100k-stubs, memory)"
+done
+(( ROUNDS >= 1 )) || die "BENCH_ROUNDS must be at least 1"
 
 # ---------------------------------------------------------------- tools ------
 
 ensure_tools() {
-    if ! command -v wrk >/dev/null || ! command -v nginx >/dev/null || ! pkg-config --exists libevent libevent_pthreads 2>/dev/null; then
-        log "installing wrk, nginx-light, libevent-dev, pkg-config"
+    if ! command -v wrk >/dev/null || ! command -v nginx >/dev/null || ! command -v gcc >/dev/null \
+        || ! command -v curl >/dev/null || ! pkg-config --exists libevent libevent_pthreads 2>/dev/null; then
+        log "installing wrk, nginx-light, gcc, curl, libevent-dev, pkg-config"
         local sudo=""
         [[ $(id -u) -eq 0 ]] || sudo=sudo
         # RUNLEVEL=1 keeps the nginx package from starting a system-wide server on port 80.
         $sudo env DEBIAN_FRONTEND=noninteractive timeout 300 apt-get update -qq
-        $sudo env DEBIAN_FRONTEND=noninteractive RUNLEVEL=1 timeout 300 apt-get install -y -qq wrk libevent-dev pkg-config >&2
+        $sudo env DEBIAN_FRONTEND=noninteractive RUNLEVEL=1 timeout 300 apt-get install -y -qq wrk gcc libc6-dev curl libevent-dev pkg-config >&2
         $sudo env DEBIAN_FRONTEND=noninteractive RUNLEVEL=1 timeout 300 apt-get install -y -qq nginx-light >&2 \
             || log "nginx-light could not be installed; the proxy case runs without its nginx row"
     fi

@@ -8,7 +8,7 @@ import Glibc
 final class DateHeader {
     private let base: OpaquePointer
     private var second = -1
-    private(set) var value = ""
+    private var value = ""
 
     init(base: OpaquePointer) {
         self.base = base

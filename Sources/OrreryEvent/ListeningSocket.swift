@@ -44,9 +44,8 @@ enum ListeningSocket {
         guard fd >= 0 else { throw EventError.system("socket") }
         var on: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
-        // Accepted connections inherit it: without it, the last part of a large answer can wait for the client's
-        // delayed ACK (Nagle's algorithm), 40 ms on Linux, as nginx's tcp_nodelay avoids.
-        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+        // Accepted connections inherit it (as nginx's tcp_nodelay): the end of a large answer does not wait.
+        Sockets.sendWithoutDelay(fd)
         guard bind(fd, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else {
             let error = EventError.system("cannot listen on \(host):\(port)")
             close(fd)

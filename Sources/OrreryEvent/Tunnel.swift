@@ -63,25 +63,16 @@ final class Tunnel {
     }
 
     private func connect(to address: String) {
-        var storage = sockaddr_storage()
-        var length = Int32(MemoryLayout<sockaddr_storage>.size)
-        let written = ConnectTarget(host: address, port: target.port).description
-        let parsed = withUnsafeMutablePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { evutil_parse_sockaddr_port(written, $0, &length) }
-        }
-        guard parsed == 0,
-            let upstream = bufferevent_socket_new(worker.loop.base, -1, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue))
-        else {
+        guard let upstream = bufferevent_socket_new(worker.loop.base, -1, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
             fail(UpstreamFailure(.hostConnectionError, "cannot set up a connection to \(target)"))
             return
         }
         upstreamSide = upstream
         bufferevent_setcb(upstream, Trampolines.tunnelReadable, Trampolines.tunnelWritable, Trampolines.tunnelEvent, context)
-        let started = withUnsafeMutablePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bufferevent_socket_connect(upstream, $0, length) }
-        }
-        if started != 0 {
-            fail(UpstreamFailure(.hostConnectionError, "cannot connect to \(target): \(String(cString: strerror(errno)))"))
+        errno = 0
+        if !Sockets.connect(upstream, address: address, port: target.port) {
+            let reason = errno == 0 ? "" : ": \(String(cString: strerror(errno)))"
+            fail(UpstreamFailure(.hostConnectionError, "cannot connect to \(target)\(reason)"))
         }
     }
 

@@ -80,8 +80,9 @@ public final class UpstreamClient {
     /// Frees a connection after the current callback returns: libevent must not free it from its own callback.
     func discard(_ connection: UpstreamConnection) {
         connection.closed()
-        let index = pool(for: connection.key)
-        idle[index].connections.removeAll { $0 === connection }
+        if let index = idle.firstIndex(where: { $0.key == connection.key }) {
+            idle[index].connections.removeAll { $0 === connection }
+        }
         loop.schedule(afterMilliseconds: 0) { connection.free() }
     }
 

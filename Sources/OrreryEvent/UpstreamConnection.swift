@@ -46,28 +46,15 @@ final class UpstreamConnection {
             bufferevent = bufferevent_socket_new(base, -1, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue))
         }
         guard let bufferevent else { return nil }
-        var storage = sockaddr_storage()
-        var length = Int32(MemoryLayout<sockaddr_storage>.size)
-        let written = ConnectTarget(host: address, port: upstream.port).description
-        let parsed = withUnsafeMutablePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { evutil_parse_sockaddr_port(written, $0, &length) }
-        }
         let context = Unmanaged.passUnretained(self).toOpaque()
         bufferevent_setcb(bufferevent, Trampolines.upstreamReadable, nil, Trampolines.upstreamEvent, context)
-        let started =
-            parsed == 0
-            && withUnsafeMutablePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bufferevent_socket_connect(bufferevent, $0, length) }
-            } == 0
-        guard started else {
+        guard Sockets.connect(bufferevent, address: address, port: upstream.port) else {
             free()
             return nil
         }
-        // The head and the body may go out as two writes: without this, Nagle's algorithm would hold the second
-        // until the first is acknowledged (40 ms with delayed ACKs).
+        // The head and the body may go out as two writes.
         let fd = bufferevent_getfd(bufferevent)
-        var on: Int32 = 1
-        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+        Sockets.sendWithoutDelay(fd)
         if isTLS {
             bufferevent_enable(bufferevent, Int16(EV_READ | EV_WRITE))
         } else {

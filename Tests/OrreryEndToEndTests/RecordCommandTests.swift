@@ -72,11 +72,17 @@ struct RecordCommandTests {
         }
 
         // A new session on the folder removes what the killed one left half-written, and replays what it finished.
+        // The kill may have come between two files: one more leftover, named as the killed process would name it,
+        // makes sure the clearing is seen.
+        let killedPID = recorder.process.processIdentifier
+        let planted = scratch.path("rec/api.example.com/.item.GET.yaml.\(killedPID).12345.tmp")
+        #expect(FileManager.default.createFile(atPath: planted, contents: Data("half".utf8)))
         let replay = try OrreryProcess([
             "serve", "--port", "0", "--stubs", scratch.path("stubs"), "--config", scratch.path("config"), "--record",
             scratch.path("rec"), "--record-mode", "none", "--offline",
         ])
         let replayBase = try replay.waitUntilListening()
+        #expect(!FileManager.default.fileExists(atPath: planted))
         #expect(!Self.files(scratch.path("rec")).contains { ($0 as NSString).lastPathComponent.hasPrefix(".") })
         let recorded = try #require(fixtures.first.map { "/" + $0.dropFirst("api.example.com/".count).dropLast(".GET.yaml".count) })
         #expect(try Curl.run(["-o", "/dev/null", "-w", "%{http_code} %{size_download}", replayBase + recorded]) == "200 40960")

@@ -208,6 +208,7 @@ struct RecordingLiveTests {
             #expect(try await server.request("/rec/json").json()["id"] as? Int == 7)
             _ = try await server.request("POST", "/__admin/recordings/stop")
             let file = Self.text(recordings, "api.example.com/rec/json.GET.yaml")
+            #expect(file.contains("url: /rec/json"))
             #expect(!file.contains("from fixture"))
             #expect(try await server.request("/rec/json").json()["id"] as? Int == 7)
         }

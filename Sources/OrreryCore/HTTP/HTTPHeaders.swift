@@ -1,5 +1,5 @@
 /// Header fields in the order received; names compare without regard to ASCII case.
-public struct HTTPHeaders: Sendable, Sequence, Equatable, ExpressibleByDictionaryLiteral {
+public struct HTTPHeaders: Sendable, Sequence, Hashable, ExpressibleByDictionaryLiteral {
     public var entries: [(name: String, value: String)]
 
     public init(_ entries: [(name: String, value: String)] = []) {
@@ -48,6 +48,13 @@ public struct HTTPHeaders: Sendable, Sequence, Equatable, ExpressibleByDictionar
             && zip(lhs.entries, rhs.entries).allSatisfy { $0.name == $1.name && $0.value == $1.value }
     }
 
+    public func hash(into hasher: inout Hasher) {
+        for (name, value) in entries {
+            hasher.combine(name)
+            hasher.combine(value)
+        }
+    }
+
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
         entries.makeIterator()
     }
@@ -75,5 +82,26 @@ extension String {
             }
         }
         return true
+    }
+}
+
+/// A fixed set of header names, asked about on the request path (sensitive headers, hop-by-hop ones): a name's
+/// length and first letter rule out nearly every other field before any comparison.
+public struct HeaderNameSet: Sendable {
+    public let names: [String]
+    private let signatures: [Int]
+
+    public init(_ names: [String]) {
+        self.names = names
+        signatures = names.map(Self.signature)
+    }
+
+    /// Whether `name` is one of them, without regard to ASCII case.
+    public func contains(_ name: String) -> Bool {
+        signatures.contains(Self.signature(name)) && names.contains { $0.equalsIgnoringASCIICase(name) }
+    }
+
+    private static func signature(_ name: String) -> Int {
+        name.utf8.count << 8 | Int((name.utf8.first ?? 0) | 0x20)
     }
 }

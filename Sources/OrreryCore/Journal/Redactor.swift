@@ -14,16 +14,13 @@ public struct Redactor: Sendable {
     static let minimumScrubbedLength = 6
 
     /// Compared without regard to case and without allocating: this runs for every exchange.
-    private let headerNames: [String]
-    /// Each name's length and lowercased first byte: most headers (Host, Accept, User-Agent) are told apart by
-    /// these alone, before any comparison.
-    private let headerSignatures: [Int]
+    private let headerNames: HeaderNameSet
     private let queryNames: Set<String>
     private let jsonFields: Set<String>
 
     public init(headers: [String] = [], queryParameters: [String] = [], jsonFields: [String] = []) {
-        headerNames = Self.defaultHeaders + headers.filter { name in !Self.defaultHeaders.contains { $0.equalsIgnoringASCIICase(name) } }
-        headerSignatures = headerNames.map(Self.signature)
+        headerNames = HeaderNameSet(
+            Self.defaultHeaders + headers.filter { name in !Self.defaultHeaders.contains { $0.equalsIgnoringASCIICase(name) } })
         queryNames = Set(queryParameters)
         self.jsonFields = Set(jsonFields)
     }
@@ -106,11 +103,7 @@ public struct Redactor: Sendable {
     }
 
     private func isSensitive(_ name: String) -> Bool {
-        headerSignatures.contains(Self.signature(name)) && headerNames.contains { $0.equalsIgnoringASCIICase(name) }
-    }
-
-    private static func signature(_ name: String) -> Int {
-        name.utf8.count << 8 | Int((name.utf8.first ?? 0) | 0x20)
+        headerNames.contains(name)
     }
 
     /// The value, and the parts of it that travel alone: a bearer token, each cookie's value.

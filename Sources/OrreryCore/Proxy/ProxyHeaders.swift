@@ -79,16 +79,10 @@ public enum ProxyHeaders {
         return named
     }
 
-    private static let hopByHopNames = hopByHop.sorted()
-    /// Each name's length and first letter, which rule out nearly every other field without a comparison.
-    private static let hopByHopSignatures = hopByHopNames.map(signature)
-
-    private static func signature(_ name: String) -> Int {
-        name.utf8.count << 8 | Int((name.utf8.first ?? 0) | 0x20)
-    }
+    private static let hopByHopNames = HeaderNameSet(hopByHop.sorted())
 
     private static func isHopByHop(_ name: String, _ named: [String]) -> Bool {
         if !named.isEmpty, named.contains(name.lowercased()) { return true }
-        return hopByHopSignatures.contains(signature(name)) && hopByHopNames.contains { $0.equalsIgnoringASCIICase(name) }
+        return hopByHopNames.contains(name)
     }
 }

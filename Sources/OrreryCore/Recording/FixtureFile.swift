@@ -106,7 +106,7 @@ public struct FixtureFile: Sendable {
         if !exchange.matchedHeaders.isEmpty {
             members.append(("headers", .mapping(exchange.matchedHeaders.map { ($0.name, .scalar($0.value)) })))
         }
-        if let body = Self.bodyCondition(exchange.requestBody, contentType: exchange.requestContentType) {
+        if let body = Self.bodyCondition(exchange.requestBody) {
             members.append(("body", .mapping([body])))
         }
         return members
@@ -114,7 +114,7 @@ public struct FixtureFile: Sendable {
 
     /// `json` for a JSON body (JSON-equal, key order free), `equalTo` for other text, `binaryEqualTo` for bytes;
     /// each only when it reads back as the same body.
-    static func bodyCondition(_ body: [UInt8], contentType: String?) -> (String, YAMLText.Value)? {
+    static func bodyCondition(_ body: [UInt8]) -> (String, YAMLText.Value)? {
         guard !body.isEmpty else { return nil }
         let first = body.first { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }
         if first == UInt8(ascii: "{") || first == UInt8(ascii: "["), let json = try? JSONValue.parse(body),

@@ -18,7 +18,6 @@ public struct RecordedExchange: Sendable {
     /// Request headers the fixture must match (the recording's `matchHeaders`), as sent.
     public var matchedHeaders: [(name: String, value: String)]
     public var requestBody: [UInt8]
-    public var requestContentType: String?
     public var status: Int
     /// The response headers to replay, without those the server recomputes.
     public var responseHeaders: HTTPHeaders
@@ -51,7 +50,6 @@ public struct RecordedExchange: Sendable {
             request.headers.entries.filter { $0.name.equalsIgnoringASCIICase(name) }
         }
         requestBody = request.body
-        requestContentType = request.headers["Content-Type"]
         self.status = status
         let isDecoded = encoding.map { $0 != .identity } ?? false
         self.responseHeaders = HTTPHeaders(

@@ -27,10 +27,10 @@ public final class StubIndex: Sendable {
         self.init(entries: Self.prepare(stubs, compress: compress, previous: previous))
     }
 
-    /// Prepared entries for stubs, the load order from `firstOrder` on; a sequence of a stub that `previous` had with
-    /// the same responses carries on its count.
+    /// Prepared entries for stubs, in load order (an index moves each to its place); a sequence of a stub that
+    /// `previous` had with the same responses carries on its count.
     public static func prepare(
-        _ stubs: [Stub], firstOrder: Int = 0, compress: PreparedResponse.Compressor?, previous: StubIndex?
+        _ stubs: [Stub], compress: PreparedResponse.Compressor?, previous: StubIndex?
     ) -> [IndexedStub] {
         var counters: [String: (responses: [ResponseDefinition], counter: SequenceCounter)] = [:]
         for entry in previous?.stubs ?? [] {
@@ -38,7 +38,7 @@ public final class StubIndex: Sendable {
         }
         return stubs.enumerated().map { offset, stub in
             let carried = counters[stub.id].flatMap { $0.responses == stub.responses ? $0.counter : nil }
-            return IndexedStub(stub: stub, order: firstOrder + offset, compress: compress, counter: carried)
+            return IndexedStub(stub: stub, order: offset, compress: compress, counter: carried)
         }
     }
 

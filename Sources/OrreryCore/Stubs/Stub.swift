@@ -27,8 +27,7 @@ public struct Stub: Sendable {
     private var definitionText: [UInt8]
 
     public var definition: JSONValue {
-        get { (try? JSONValue.parse(definitionText)) ?? .object([]) }
-        set { definitionText = Self.compact(newValue.encodedBytes) }
+        (try? JSONValue.parse(definitionText)) ?? .object([])
     }
 
     public init(

@@ -17,7 +17,7 @@ public struct StubDecoder {
     public private(set) var errors: [SourceError] = []
     /// Response header lists already made: a file of 1,000 stubs answering `Content-Type: application/json`
     /// holds that list (and its 16-byte value) once instead of 1,000 times.
-    private var internedHeaders: Set<InternedHeaders> = []
+    private var internedHeaders: Set<HTTPHeaders> = []
 
     public init(displayPath: String, directory: URL, stubsRoot: URL, makeID: @escaping (Int) -> String) {
         self.displayPath = displayPath
@@ -263,7 +263,7 @@ public struct StubDecoder {
         if let coding = response.encoding, coding != .identity, response.headers.contains("Content-Encoding") {
             fail(node["headers"]?.line ?? node.line, "give the encoding as 'encoding', not as a Content-Encoding header next to it")
         }
-        response.headers = internedHeaders.insert(InternedHeaders(response.headers)).memberAfterInsert.headers
+        response.headers = internedHeaders.insert(response.headers).memberAfterInsert
         return response
     }
 
@@ -497,25 +497,5 @@ public struct StubDecoder {
         case "pdf": "application/pdf"
         default: nil
         }
-    }
-}
-
-/// Header lists compared by their text, for sharing one copy among the stubs that answer with the same headers.
-private struct InternedHeaders: Hashable {
-    let headers: HTTPHeaders
-
-    init(_ headers: HTTPHeaders) {
-        self.headers = headers
-    }
-
-    func hash(into hasher: inout Hasher) {
-        for (name, value) in headers.entries {
-            hasher.combine(name)
-            hasher.combine(value)
-        }
-    }
-
-    static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.headers == rhs.headers
     }
 }

@@ -206,7 +206,7 @@ final class AdminAPI: Sendable {
 
     /// A decoder for stub-file JSON sent in a request body; `bodyFile` paths resolve in the stubs folder.
     func bodyDecoder(makeID: @escaping (Int) -> String) -> StubDecoder {
-        let root = URL(fileURLWithPath: registry.loader.root)
+        let root = URL(fileURLWithPath: registry.stubsFolder)
         return StubDecoder(displayPath: "request body", directory: root, stubsRoot: root, makeID: makeID)
     }
 

@@ -205,7 +205,7 @@ final class Recorder: Sendable {
             var coding: ContentCoding?
             var decoded = body
             if let value = headers["Content-Encoding"], let named = ContentCoding(headerValue: value), named != .identity,
-                let bytes = body.withUnsafeBytes({ Zlib.decompress(Array($0), named, maximumSize: Self.maximumDecodedBody) })
+                let bytes = Zlib.decompress(body.bytes, named, maximumSize: Self.maximumDecodedBody)
             {
                 coding = named
                 decoded = Payload(bytes)

@@ -8,7 +8,8 @@ import Synchronization
 /// Event loops read the snapshot without a lock: each keeps its own reference and compares an atomic generation
 /// number per request, taking the lock only when a change was published.
 public final class StubRegistry: Sendable {
-    private let stubsFolder: String
+    /// The folder stubs load from (fixed for the daemon's life; the loader's exclusions change, not its root).
+    public let stubsFolder: String
     private let state: Mutex<State>
     private let generationCounter = Atomic<Int>(0)
     /// Serialises reloads, so two at once cannot publish out of order.
@@ -34,8 +35,6 @@ public final class StubRegistry: Sendable {
         self.stubsFolder = stubsFolder
         state = Mutex(State(loader: StubLoader(root: stubsFolder)))
     }
-
-    public var loader: StubLoader { state.withLock { $0.loader } }
 
     /// The files whose changes call for a reload: each loader's folder without what another loader reads. A
     /// recording folder is left out while a session pins it: its own writes are not reloaded every second.
@@ -95,7 +94,9 @@ public final class StubRegistry: Sendable {
             let excluded = StubLoader.relativePath(of: folder, under: stubsFolder).map { Set([$0]) } ?? []
             let loader = StubLoader(root: stubsFolder, excludedFolders: excluded)
             // The stubs folder loses the recording folder's files: they are fixtures now, read by their own loader.
-            let stubs = excluded.isEmpty ? nil : try loader.loadWithFileCount()
+            // Read again only when that changes what it reads (not for a second session on the same folder).
+            let current = state.withLock { $0.loader.excludedFolders }
+            let stubs = excluded.isEmpty || excluded == current ? nil : try loader.loadWithFileCount()
             let preparedStubs = stubs.map { (prepare($0.stubs), $0.files) }
             let preparedFixtures = serving ? prepare(fixtures) : []
             return publish { state in
@@ -119,7 +120,20 @@ public final class StubRegistry: Sendable {
             state.fixturePin = nil
             return true
         }
-        if isCurrent { try reload() }
+        if isCurrent { try reloadFixtures() }
+    }
+
+    /// Reads the recording folder again, and only it: the stubs folder did not change when a session ended.
+    private func reloadFixtures() throws(SourceErrors) {
+        try reloadLock.withLock { _ throws(SourceErrors) in
+            guard let fixtureLoader = state.withLock({ $0.fixtureLoader }) else { return }
+            let (fixtures, files) = try Self.loadFixtures(fixtureLoader)
+            let prepared = prepare(fixtures)
+            publish { state in
+                state.fixtureStubs = prepared
+                state.fixtureFileCount = files
+            }
+        }
     }
 
     private static func loadFixtures(_ loader: StubLoader) throws(SourceErrors) -> ([Stub], Int) {

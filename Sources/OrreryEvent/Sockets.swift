@@ -1,0 +1,28 @@
+import CLibevent
+import Glibc
+import OrreryCore
+
+/// Socket steps that the listener, the upstream client and CONNECT tunnels share.
+enum Sockets {
+    /// Starts connecting `bufferevent` to `address` (numeric, as the resolver gives it) and `port`. False when the
+    /// address does not parse or the connect cannot start; errno then says why, if the system was asked.
+    static func connect(_ bufferevent: OpaquePointer, address: String, port: Int) -> Bool {
+        var storage = sockaddr_storage()
+        var length = Int32(MemoryLayout<sockaddr_storage>.size)
+        let written = ConnectTarget(host: address, port: port).description
+        return withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                evutil_parse_sockaddr_port(written, socketAddress, &length) == 0
+                    && bufferevent_socket_connect(bufferevent, socketAddress, length) == 0
+            }
+        }
+    }
+
+    /// Turns Nagle's algorithm off: a small write that follows another (the end of a large answer, a request body
+    /// after its head) would otherwise wait for the peer's delayed ACK, 40 ms on Linux. Accepted sockets inherit
+    /// it from the listening one.
+    static func sendWithoutDelay(_ fd: Int32) {
+        var on: Int32 = 1
+        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+    }
+}
