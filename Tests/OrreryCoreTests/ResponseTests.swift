@@ -116,19 +116,19 @@ struct PreparedResponseTests {
         #expect(prepared.encodedBody != nil)
     }
 
-    @Test("acceptsGzip", arguments: [
+    @Test("accepts(.gzip) by name, x-gzip or *, not with q=0", arguments: [
         ("gzip", true), ("gzip, deflate", true), ("deflate, gzip", true), ("deflate", false), ("gzip;q=0", false),
         ("*", true), (nil, false), ("", false), ("GZIP", true), ("x-gzip", true), (" gzip ; q=0.5", true),
         ("gzip; q=0.0", false), ("br;q=1, gzip;q=0", false), ("identity", false), ("gzipx", false),
     ] as [(String?, Bool)])
     func acceptsGzip(header: String?, expected: Bool) {
-        #expect(PreparedResponse.acceptsGzip(header) == expected)
+        #expect(PreparedResponse.accepts(.gzip, header) == expected)
     }
 
     @Test(
-        "acceptsGzip: an explicit gzip wins over a refused *")
+        "accepts(.gzip): an explicit gzip wins over a refused *")
     func explicitGzipAfterRefusedWildcard() {
-        #expect(PreparedResponse.acceptsGzip("*;q=0, gzip"))
+        #expect(PreparedResponse.accepts(.gzip, "*;q=0, gzip"))
     }
 }
 

@@ -40,23 +40,12 @@ public enum FixtureLayout {
     /// An extension that says what the body is, from its content type; `bin` when unknown, so that the loader
     /// guesses no content type the recording did not have.
     static func fileExtension(_ contentType: String?) -> String {
-        let type = contentType?.split(separator: ";").first?.trimmingCharacters(in: " \t").lowercased() ?? ""
-        switch type {
-        case "application/json": return "json"
-        case "text/html": return "html"
-        case "text/plain": return "txt"
-        case "application/xml", "text/xml": return "xml"
-        case "text/csv": return "csv"
-        case "application/javascript", "text/javascript": return "js"
-        case "text/css": return "css"
-        case "image/png": return "png"
-        case "image/jpeg": return "jpg"
-        case "image/gif": return "gif"
-        case "image/svg+xml": return "svg"
-        case "image/webp": return "webp"
-        case "application/pdf": return "pdf"
-        default: return "bin"
-        }
+        let type = mediaType(contentType ?? "")
+        return StubDecoder.bodyFileTypes.first { mediaType($0.contentType) == type }?.extension ?? "bin"
+    }
+
+    private static func mediaType(_ contentType: String) -> String {
+        contentType.split(separator: ";").first?.trimmingCharacters(in: " \t").lowercased() ?? ""
     }
 
     /// 16 hex digits that name a body by its content.

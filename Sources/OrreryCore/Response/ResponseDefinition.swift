@@ -123,11 +123,6 @@ public struct PreparedResponse: Sendable {
             || type.contains("csv") || type.contains("yaml")
     }
 
-    /// Whether an `Accept-Encoding` value allows gzip (`gzip`, `x-gzip` or `*`, and not `q=0`).
-    public static func acceptsGzip(_ acceptEncoding: String?) -> Bool {
-        accepts(.gzip, acceptEncoding)
-    }
-
     /// Whether an `Accept-Encoding` value allows `coding` (by name or `*`, and not `q=0`).
     public static func accepts(_ coding: ContentCoding, _ acceptEncoding: String?) -> Bool {
         guard let acceptEncoding, coding != .identity else { return false }
@@ -135,12 +130,13 @@ public struct PreparedResponse: Sendable {
         var wildcard: Bool?
         for part in acceptEncoding.split(separator: ",") {
             let pieces = part.split(separator: ";")
-            guard let name = pieces.first?.trimmingCharacters(in: " \t").lowercased() else { continue }
+            guard let name = pieces.first?.trimmingCharacters(in: " \t") else { continue }
             let refused = pieces.dropFirst().contains { parameter in
                 let text = parameter.trimmingCharacters(in: " \t").lowercased()
                 return text.hasPrefix("q=") && (Double(text.dropFirst(2)) ?? 1) == 0
             }
-            if name == coding.rawValue || (coding == .gzip && name == "x-gzip") { return !refused }
+            // The names (and `x-gzip`) as a Content-Encoding header gives them.
+            if ContentCoding(headerValue: name) == coding { return !refused }
             if name == "*" { wildcard = !refused }
         }
         return wildcard ?? false

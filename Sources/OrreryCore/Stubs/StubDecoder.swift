@@ -481,21 +481,18 @@ public struct StubDecoder {
     }
 
     static func contentType(forExtension pathExtension: String) -> String? {
-        switch pathExtension.lowercased() {
-        case "json": "application/json"
-        case "html", "htm": "text/html; charset=utf-8"
-        case "txt": "text/plain; charset=utf-8"
-        case "xml": "application/xml"
-        case "csv": "text/csv"
-        case "js": "application/javascript"
-        case "css": "text/css"
-        case "png": "image/png"
-        case "jpg", "jpeg": "image/jpeg"
-        case "gif": "image/gif"
-        case "svg": "image/svg+xml"
-        case "webp": "image/webp"
-        case "pdf": "application/pdf"
-        default: nil
-        }
+        let wanted = pathExtension.lowercased()
+        return bodyFileTypes.first { $0.extension == wanted }?.contentType
     }
+
+    /// Body file extensions and the content types they stand for, in both directions (`bodyFile` when loading,
+    /// `FixtureLayout` when recording): the first entry for an extension gives its type, the first for a type its
+    /// extension.
+    static let bodyFileTypes: [(extension: String, contentType: String)] = [
+        ("json", "application/json"), ("html", "text/html; charset=utf-8"), ("htm", "text/html; charset=utf-8"),
+        ("txt", "text/plain; charset=utf-8"), ("xml", "application/xml"), ("xml", "text/xml"), ("csv", "text/csv"),
+        ("js", "application/javascript"), ("js", "text/javascript"), ("css", "text/css"), ("png", "image/png"),
+        ("jpg", "image/jpeg"), ("jpeg", "image/jpeg"), ("gif", "image/gif"), ("svg", "image/svg+xml"),
+        ("webp", "image/webp"), ("pdf", "application/pdf"),
+    ]
 }
