@@ -53,6 +53,10 @@ public struct PreparedResponse: Sendable {
     /// The coding of `encodedBody` (gzip unless a stub asked for deflate).
     public let coding: ContentCoding
     public let delayMilliseconds: Int
+    /// The whole answer as bytes, head and body, for clients that take no encoding and for those that take
+    /// `coding`: what the server writes, with only the end of the head (`Date`, `Connection`) added.
+    public let encoded: EncodedResponse
+    public let encodedCompressed: EncodedResponse?
 
     /// Bodies smaller than this go out as they are: the gzip header and the CPU would cost more than they save.
     public static let minimumCompressibleSize = 256
@@ -98,6 +102,21 @@ public struct PreparedResponse: Sendable {
             encodedHeaders = headers
         }
         self.headers = headers
+        // A recorded answer to HEAD keeps the length its GET would have had.
+        let declaredLength = definition.body.isEmpty ? headers["Content-Length"].flatMap { Int($0) } : nil
+        encoded = EncodedResponse(status: status, reason: reason, headers: headers, body: body, contentLength: declaredLength)
+        if let encodedBody {
+            encodedCompressed = EncodedResponse(status: definition.status, reason: reason, headers: encodedHeaders, body: encodedBody)
+        } else {
+            encodedCompressed = nil
+        }
+    }
+
+    /// The answer as it goes out to a request with these headers: the encoded variant when the client accepts it.
+    @inline(__always)
+    public func encoded(for requestHeaders: HTTPHeaders) -> EncodedResponse {
+        if let encodedCompressed, Self.accepts(coding, requestHeaders["Accept-Encoding"]) { return encodedCompressed }
+        return encoded
     }
 
     /// The headers and body for a request with these headers (its `Accept-Encoding`, read only when there is an

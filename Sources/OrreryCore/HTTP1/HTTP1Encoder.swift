@@ -1,0 +1,120 @@
+/// Writes HTTP/1.1 heads: the responses the server sends and the requests the upstream client sends. The one place
+/// in Orrery where a head becomes bytes.
+public enum HTTP1Encoder {
+    /// Fields that describe a message's framing on one connection: whatever a stub, an upstream or a handler gave
+    /// for them is dropped, and the encoder writes them for the message as it goes out.
+    static let framingFields = HeaderNameSet(["Content-Length", "Transfer-Encoding", "Connection", "Keep-Alive"])
+
+    /// The bytes of `HTTP/1.1 100 Continue`.
+    public static let continueResponse = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+
+    /// Whether a response with this status carries a body (RFC 9110 §6.4.1: never 1xx, 204 or 304).
+    public static func allowsBody(status: Int) -> Bool {
+        status >= 200 && status != 204 && status != 304
+    }
+
+    /// The status line and header lines of a response, each ending in CR LF, with `Content-Length` for bodies
+    /// that may have one, but without `Date`, `Connection` and the blank line, which depend on the moment and the
+    /// connection (see `tail`).
+    /// - Parameter contentLength: the body's length; a `HEAD` answer passes on the length its `GET` would have.
+    public static func responseHead(status: Int, reason: String, headers: HTTPHeaders, contentLength: Int)
+        -> (bytes: [UInt8], hasDate: Bool, closesConnection: Bool)
+    {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(64 + headers.entries.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 })
+        bytes.appendUTF8("HTTP/1.1 ")
+        bytes.appendUTF8(String(status))
+        bytes.append(0x20)
+        bytes.appendUTF8(reason.isEmpty ? HTTPStatusCode.reasonPhrase(for: status) : Self.safe(reason))
+        bytes.append(contentsOf: crlf)
+        var hasDate = false
+        var closesConnection = false
+        for (name, value) in headers.entries {
+            if framingFields.contains(name) {
+                if name.equalsIgnoringASCIICase("Connection") {
+                    closesConnection = closesConnection || HTTP1Parser.listItems(value).contains { String($0).equalsIgnoringASCIICase("close") }
+                }
+                continue
+            }
+            if name.utf8.count == 4 && name.equalsIgnoringASCIICase("Date") { hasDate = true }
+            appendField(name, value, to: &bytes)
+        }
+        // 1xx and 204 have no length at all; a 304's length would describe a body it does not carry.
+        if allowsBody(status: status) {
+            bytes.appendUTF8("Content-Length: ")
+            bytes.appendUTF8(String(contentLength))
+            bytes.append(contentsOf: crlf)
+        }
+        return (bytes, hasDate, closesConnection)
+    }
+
+    /// How the end of a response's head speaks of the connection.
+    public enum ConnectionField: Sendable, CaseIterable {
+        /// HTTP/1.1 keeps the connection by default: nothing to say.
+        case none
+        case close
+        /// An HTTP/1.0 client asked to keep the connection, and it is kept.
+        case keepAlive
+    }
+
+    /// The end of a response's head: `Date` (unless the response has its own), the `Connection` field, and the
+    /// blank line.
+    public static func tail(date: String?, connection: ConnectionField) -> [UInt8] {
+        var bytes: [UInt8] = []
+        if let date { appendField("Date", date, to: &bytes) }
+        switch connection {
+        case .none: break
+        case .close: appendField("Connection", "close", to: &bytes)
+        case .keepAlive: appendField("Connection", "keep-alive", to: &bytes)
+        }
+        bytes.append(contentsOf: crlf)
+        return bytes
+    }
+
+    /// A request's head, blank line included: the request line, the fields in order, and `Content-Length` when the
+    /// method or the body calls for one.
+    public static func requestHead(method: String, target: String, headers: HTTPHeaders, bodyLength: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(64 + target.utf8.count + headers.entries.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 })
+        bytes.appendUTF8(method)
+        bytes.append(0x20)
+        bytes.appendUTF8(target)
+        bytes.appendUTF8(" HTTP/1.1\r\n")
+        for (name, value) in headers.entries where !framingFields.contains(name) {
+            appendField(name, value, to: &bytes)
+        }
+        if bodyLength > 0 || method == "POST" || method == "PUT" || method == "PATCH" {
+            bytes.appendUTF8("Content-Length: ")
+            bytes.appendUTF8(String(bodyLength))
+            bytes.append(contentsOf: crlf)
+        }
+        bytes.append(contentsOf: crlf)
+        return bytes
+    }
+
+    private static let crlf: [UInt8] = [0x0D, 0x0A]
+
+    /// One field line; a CR or LF in a name or value (which stub files and the admin API refuse) is written as a
+    /// space rather than let it start a line of its own.
+    private static func appendField(_ name: String, _ value: String, to bytes: inout [UInt8]) {
+        bytes.appendUTF8(safe(name))
+        bytes.append(0x3A)
+        bytes.append(0x20)
+        bytes.appendUTF8(safe(value))
+        bytes.append(contentsOf: crlf)
+    }
+
+    private static func safe(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else { return text }
+        return String(decoding: text.utf8.map { $0 == 0x0D || $0 == 0x0A || $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
+    }
+}
+
+extension [UInt8] {
+    /// Appends the string's UTF-8 bytes in one copy.
+    @inline(__always)
+    public mutating func appendUTF8(_ text: String) {
+        var text = text
+        text.withUTF8 { append(contentsOf: $0) }
+    }
+}
