@@ -98,7 +98,7 @@ public final class Daemon: Sendable {
 
     /// Graceful stop: no new connections, queued responses delivered, threads joined.
     public func stop() {
-        server.shutdown()
+        server.shutdown(drainMilliseconds: configuration.drainTimeoutMilliseconds)
         // Every exchange answered is queued by now: write it out before the process goes.
         serviceLogger.stopTrafficLog()
         serviceLogger.recorder.stop()
