@@ -2,7 +2,7 @@ import Foundation
 import OrreryServer
 import Testing
 
-/// The admin API's contract against a real daemon: routes.
+/// The admin API's contract against a real daemon: routes and ids.
 @Suite("Admin API contract")
 struct AdminContractLiveTests {
     static let files = [
@@ -54,6 +54,36 @@ struct AdminContractLiveTests {
             #expect(json["recoverySuggestion"] is String)
             #expect((json["endpoints"] as? [String])?.contains("POST /__admin/stubs/rewind: start every response sequence over") == true)
             #expect(try await server.request("/__admin/health/").status == 200)
+        }
+    }
+
+    // MARK: - Ids
+
+    @Test("adding a stub with an id in use is 409; PUT replaces; an id that names an endpoint is refused")
+    func duplicateIDs() async throws {
+        try await LiveServer.with(files: Self.files) { (server: LiveServer) async throws in
+            let stub = #"{"id": "flags", "request": {"path": "/flags"}, "response": {"body": "one"}}"#
+            #expect(try await server.request("POST", "/__admin/stubs", body: Self.json(stub)).status == 201)
+            let again = try await server.request("POST", "/__admin/stubs", body: Self.json(stub))
+            #expect(again.status == 409)
+            #expect(try again.json()["recoverySuggestion"] is String)
+            #expect(again.text.contains("PUT /__admin/stubs/flags"))
+            let fileID = #"{"id": "hello", "request": {"path": "/other"}, "response": {"body": "x"}}"#
+            #expect(try await server.request("POST", "/__admin/stubs", body: Self.json(fileID)).status == 409)
+            #expect(try await server.request("/hello").text == "from file")
+
+            let replaced = #"{"request": {"path": "/flags"}, "response": {"body": "two"}}"#
+            #expect(try await server.request("PUT", "/__admin/stubs/flags", body: Self.json(replaced)).status == 200)
+            #expect(try await server.request("PUT", "/__admin/stubs/flags", body: Self.json(replaced)).status == 200)
+            #expect(try await server.request("/flags").text == "two")
+            #expect(try await server.request("/__admin/stubs").json()["count"] as? Int == 3)
+            #expect(try await server.request("DELETE", "/__admin/stubs/flags").status == 200)
+            #expect(try await server.request("/flags").status == 404)
+
+            let reserved = try await server.request(
+                "POST", "/__admin/stubs", body: Self.json(#"{"id": "reload", "request": {"path": "/r"}, "response": {}}"#))
+            #expect(reserved.status == 422)
+            #expect(try reserved.json()["failureReason"] is String)
         }
     }
 }

@@ -77,7 +77,7 @@ struct AdminRouteTableTests {
         }
     }
 
-    @Test("the real table: rewind and reload are reachable")
+    @Test("the real table: rewind and reload are reachable; ids that name an endpoint are not addressable")
     func realTable() {
         for name in ["rewind", "reload"] {
             guard case .route(let route, _) = AdminAPI.router.resolve(method: "POST", path: ["__admin", "stubs", name]) else {
@@ -85,7 +85,9 @@ struct AdminRouteTableTests {
                 continue
             }
             #expect(route.name == "POST /__admin/stubs/\(name)")
+            #expect(!AdminAPI.isAddressable(stubID: name))
         }
+        #expect(AdminAPI.isAddressable(stubID: "login"))
         guard case .methodNotAllowed(let allowed) = AdminAPI.router.resolve(method: "PATCH", path: ["__admin", "stubs"]) else {
             Issue.record("PATCH /__admin/stubs should be 405")
             return

@@ -7,7 +7,7 @@ extension AdminAPI {
         AdminRoute("GET", "/__admin/health", "liveness, version, uptime and counts") { api, _ in api.health() },
 
         AdminRoute("GET", "/__admin/stubs", "every stub") { api, _ in api.listStubs() },
-        AdminRoute("POST", "/__admin/stubs", "add a stub") { api, call in api.addStub(call.request) },
+        AdminRoute("POST", "/__admin/stubs", "add a stub; 409 when its id is in use") { api, call in api.addStub(call.request) },
         AdminRoute("GET", "/__admin/stubs/{id}", "one stub") { api, call in api.stub(id: call.parameter("id")) },
         AdminRoute("PUT", "/__admin/stubs/{id}", "replace a stub") { api, call in
             api.replaceStub(id: call.parameter("id"), call.request)

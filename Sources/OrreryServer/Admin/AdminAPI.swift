@@ -85,10 +85,25 @@ final class AdminAPI: Sendable {
         switch decodeStub(request, id: nil) {
         case .failure(let reply): return reply
         case .success(let stub):
-            registry.add(stub)
+            guard Self.isAddressable(stubID: stub.id) else {
+                return .error(
+                    .Code422UnprocessableContent,
+                    "The id '\(stub.id)' names the admin endpoint \(Self.prefix)/stubs/\(stub.id), so the stub could not be read, replaced or removed by id; choose another id.")
+            }
+            guard registry.add(stub) else {
+                return .error(
+                    .Code409Conflict,
+                    "A stub with id '\(stub.id)' already exists; replace it with PUT \(Self.prefix)/stubs/\(stub.id), or leave the id out to get a new one.")
+            }
             logger.info("stub added through the admin API", metadata: ["id": "\(stub.id)"])
             return .json(Self.describe(stub), status: 201)
         }
+    }
+
+    /// Whether `GET /__admin/stubs/{id}` reaches the stub: an id such as `reload` is a path of its own in the table.
+    static func isAddressable(stubID id: String) -> Bool {
+        guard case .route(let route, _) = router.resolve(method: "GET", path: ["__admin", "stubs", id]) else { return false }
+        return route.pattern == AdminPathPattern("/__admin/stubs/{id}")
     }
 
     func rewind() -> AdminReply {

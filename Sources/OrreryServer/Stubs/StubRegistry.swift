@@ -142,11 +142,17 @@ public final class StubRegistry: Sendable {
         return try loader.loadWithFileCount()
     }
 
-    /// Adds a stub at run time; it outlives reloads from disk.
-    public func add(_ stub: Stub) {
+    /// Adds a stub at run time; it outlives reloads from disk. False, changing nothing, when a stub (from a file or
+    /// not) already has its id: two stubs with one id could not be told apart by the admin API.
+    public func add(_ stub: Stub) -> Bool {
         let prepared = prepare([stub])
-        publish { $0.adminStubs += prepared }
+        return update { state in
+            guard state.index.stub(id: stub.id) == nil else { return (false, isChanged: false) }
+            state.adminStubs += prepared
+            return (true, isChanged: true)
+        }
     }
+
 
     /// Replaces the stub with the stub's id; false when there is none. A stub from a file stays replaced until the
     /// next reload from disk.
@@ -188,8 +194,14 @@ public final class StubRegistry: Sendable {
     /// Applies a change, rebuilds the index and bumps the generation. Event loops take this lock only once per
     /// published change, to pick up the new index.
     private func publish<Result>(_ change: (inout State) -> Result) -> Result {
+        update { state in (change(&state), isChanged: true) }
+    }
+
+    /// `publish` for a change that may turn out to be none: the index is rebuilt only when something changed.
+    private func update<Result>(_ change: (inout State) -> (Result, isChanged: Bool)) -> Result {
         state.withLock { state in
-            let result = change(&state)
+            let (result, isChanged) = change(&state)
+            guard isChanged else { return result }
             // Stub files first, then fixtures, then admin stubs: on a tie the earlier wins (see the README).
             state.index = StubIndex(entries: state.fileStubs + state.fixtureStubs + state.adminStubs)
             generationCounter.add(1, ordering: .releasing)
