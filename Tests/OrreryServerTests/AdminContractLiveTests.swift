@@ -2,7 +2,7 @@ import Foundation
 import OrreryServer
 import Testing
 
-/// The admin API's contract against a real daemon: routes and ids.
+/// The admin API's contract against a real daemon: routes, reset and ids.
 @Suite("Admin API contract")
 struct AdminContractLiveTests {
     static let files = [
@@ -36,10 +36,10 @@ struct AdminContractLiveTests {
     func methodNotAllowed() async throws {
         try await LiveServer.with(files: Self.files) { (server: LiveServer) async throws in
             let cases: [(String, String, String)] = [
-                ("DELETE", "/__admin/health", "GET"), ("PATCH", "/__admin/stubs", "GET, POST"),
+                ("DELETE", "/__admin/health", "GET"), ("PATCH", "/__admin/stubs", "GET, POST, DELETE"),
                 ("PATCH", "/__admin/stubs/hello", "GET, PUT, DELETE"), ("GET", "/__admin/stubs/reload", "POST"),
                 ("GET", "/__admin/stubs/rewind", "POST"), ("GET", "/__admin/requests/count", "POST"),
-                ("DELETE", "/__admin/environments/x", "PUT"),
+                ("PUT", "/__admin/reset", "POST"), ("DELETE", "/__admin/environments/x", "PUT"),
                 ("POST", "/__admin/logging", "GET"), ("GET", "/__admin/recordings/stop", "POST"),
             ]
             for (method, path, allowed) in cases {
@@ -52,7 +52,7 @@ struct AdminContractLiveTests {
             #expect(missing.status == 404)
             let json = try missing.json()
             #expect(json["recoverySuggestion"] is String)
-            #expect((json["endpoints"] as? [String])?.contains("POST /__admin/stubs/rewind: start every response sequence over") == true)
+            #expect((json["endpoints"] as? [String])?.contains("POST /__admin/reset: API stubs gone, stub files read again, journal cleared, sequences rewound") == true)
             #expect(try await server.request("/__admin/health/").status == 200)
         }
     }
@@ -84,6 +84,79 @@ struct AdminContractLiveTests {
                 "POST", "/__admin/stubs", body: Self.json(#"{"id": "reload", "request": {"path": "/r"}, "response": {}}"#))
             #expect(reserved.status == 422)
             #expect(try reserved.json()["failureReason"] is String)
+        }
+    }
+
+    // MARK: - Reset
+
+    @Test("DELETE /__admin/stubs removes the API's stubs and keeps the files'")
+    func deleteAPIStubs() async throws {
+        try await LiveServer.with(files: Self.files) { (server: LiveServer) async throws in
+            for path in ["/a", "/b"] {
+                let stub = #"{"request": {"path": "\#(path)"}, "response": {"body": "api"}}"#
+                #expect(try await server.request("POST", "/__admin/stubs", body: Self.json(stub)).status == 201)
+            }
+            let deleted = try await server.request("DELETE", "/__admin/stubs")
+            #expect(deleted.status == 200)
+            let json = try deleted.json()
+            #expect(json["apiStubsRemoved"] as? Int == 2)
+            #expect(json["stubs"] as? Int == 2)
+            #expect(try await server.request("/a").status == 404)
+            #expect(try await server.request("/hello").text == "from file")
+            #expect(try await server.request("DELETE", "/__admin/stubs").json()["apiStubsRemoved"] as? Int == 0)
+        }
+    }
+
+    @Test("POST /__admin/reset: API stubs gone, files as on disk, journal empty, sequences at their start")
+    func reset() async throws {
+        try await LiveServer.with(files: Self.files) { (server: LiveServer) async throws in
+            let added = #"{"request": {"path": "/added"}, "response": {"body": "api"}}"#
+            #expect(try await server.request("POST", "/__admin/stubs", body: Self.json(added)).status == 201)
+            let replaced = #"{"request": {"path": "/hello"}, "response": {"body": "replaced"}}"#
+            #expect(try await server.request("PUT", "/__admin/stubs/hello", body: Self.json(replaced)).status == 200)
+            #expect(try await server.request("/job").text == "running")
+            #expect(try await server.request("/hello").text == "replaced")
+            try TemporaryFolder.write(
+                #"{"id": "bye", "request": {"path": "/bye"}, "response": {"body": "new file"}}"#,
+                to: server.stubsFolder.appendingPathComponent("bye.json"))
+
+            let reset = try await server.request("POST", "/__admin/reset")
+            #expect(reset.status == 200)
+            let json = try reset.json()
+            #expect(json["reset"] as? Bool == true)
+            #expect(json["apiStubsRemoved"] as? Int == 1)
+            #expect(json["requestsCleared"] as? Int == 2)
+            #expect(json["stubs"] as? Int == 3)
+            #expect(json["stubFiles"] as? Int == 3)
+
+            #expect(try await server.request("/__admin/requests").json()["total"] as? Int == 0)
+            #expect(try await server.request("/added").status == 404)
+            #expect(try await server.request("/hello").text == "from file")
+            #expect(try await server.request("/bye").text == "new file")
+            #expect(try await server.request("/job").text == "running")
+        }
+    }
+
+    @Test("a reset whose files do not load keeps the file stubs, resets the rest and says why")
+    func resetWithBrokenFiles() async throws {
+        try await LiveServer.with(files: Self.files) { (server: LiveServer) async throws in
+            let added = #"{"request": {"path": "/added"}, "response": {"body": "api"}}"#
+            #expect(try await server.request("POST", "/__admin/stubs", body: Self.json(added)).status == 201)
+            #expect(try await server.request("/job").text == "running")
+            try TemporaryFolder.write(
+                "{\n  \"request\": {\"path\": \"/hello\"},\n  \"response\": {\"status\": \"nope\"}\n}",
+                to: server.stubsFolder.appendingPathComponent("hello.json"))
+
+            let reset = try await server.request("POST", "/__admin/reset")
+            #expect(reset.status == 422)
+            #expect(reset.text.contains("hello.json:3: unknown status 'nope'"))
+            let json = try reset.json()
+            #expect(json["recoverySuggestion"] is String)
+            #expect(json["apiStubsRemoved"] as? Int == 1)
+            #expect(json["stubs"] as? Int == 2)
+            #expect(try await server.request("/hello").text == "from file")
+            #expect(try await server.request("/added").status == 404)
+            #expect(try await server.request("/job").text == "running")
         }
     }
 }

@@ -5,9 +5,13 @@ import OrreryCore
 extension AdminAPI {
     static let routes: [AdminRoute] = [
         AdminRoute("GET", "/__admin/health", "liveness, version, uptime and counts") { api, _ in api.health() },
+        AdminRoute("POST", "/__admin/reset", "API stubs gone, stub files read again, journal cleared, sequences rewound") {
+            api, _ in api.reset()
+        },
 
         AdminRoute("GET", "/__admin/stubs", "every stub") { api, _ in api.listStubs() },
         AdminRoute("POST", "/__admin/stubs", "add a stub; 409 when its id is in use") { api, call in api.addStub(call.request) },
+        AdminRoute("DELETE", "/__admin/stubs", "remove every stub added over the API") { api, _ in api.removeAPIStubs() },
         AdminRoute("GET", "/__admin/stubs/{id}", "one stub") { api, call in api.stub(id: call.parameter("id")) },
         AdminRoute("PUT", "/__admin/stubs/{id}", "replace a stub") { api, call in
             api.replaceStub(id: call.parameter("id"), call.request)

@@ -8,12 +8,12 @@ import OrreryEvent
 final class AdminAPI: Sendable {
     static let prefix = "/__admin"
 
-    private let registry: StubRegistry
+    let registry: StubRegistry
     private let environments: EnvironmentRegistry?
     let serviceLogger: NetworkServiceLogger
     /// Whether misses are forwarded (a host map, and no `--no-proxy`).
     private let isProxying: Bool
-    private let logger: Logger
+    let logger: Logger
     private let startedAt = Date()
     private let threads: Int
     /// Needed from clients that are not on loopback; without one, only loopback clients may use the API.
@@ -104,6 +104,13 @@ final class AdminAPI: Sendable {
     static func isAddressable(stubID id: String) -> Bool {
         guard case .route(let route, _) = router.resolve(method: "GET", path: ["__admin", "stubs", id]) else { return false }
         return route.pattern == AdminPathPattern("/__admin/stubs/{id}")
+    }
+
+    /// `DELETE /__admin/stubs`: every stub added over the API goes; stubs from files stay.
+    func removeAPIStubs() -> AdminReply {
+        let removed = registry.removeAdminStubs()
+        logger.info("\(removed) stubs added through the admin API removed")
+        return .json(.object([("apiStubsRemoved", .int(removed)), ("stubs", .int(registry.index.count))]))
     }
 
     func rewind() -> AdminReply {

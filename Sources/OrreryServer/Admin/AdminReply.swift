@@ -31,13 +31,13 @@ struct AdminReply: Error {
     }
 
     /// 422 listing every error with its file and line.
-    static func sourceErrors(_ errors: SourceErrors, message: String) -> AdminReply {
+    static func sourceErrors(_ errors: SourceErrors, message: String, details: [(String, JSONValue)] = []) -> AdminReply {
         let list: [JSONValue] = errors.errors.map { error in
             .object([
                 ("file", .string(error.file)), ("line", .int(error.line)), ("message", .string(error.message)),
                 ("text", .string(error.description)),
             ])
         }
-        return .error(.Code422UnprocessableContent, message, details: [("errors", .array(list))])
+        return .error(.Code422UnprocessableContent, message, details: details + [("errors", .array(list))])
     }
 }
