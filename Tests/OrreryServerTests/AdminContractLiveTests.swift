@@ -2,7 +2,7 @@ import Foundation
 import OrreryServer
 import Testing
 
-/// The admin API's contract against a real daemon: routes, reset and ids.
+/// The admin API's contract against a real daemon: routes, reset, ids and who may call it.
 @Suite("Admin API contract")
 struct AdminContractLiveTests {
     static let files = [
@@ -17,6 +17,20 @@ struct AdminContractLiveTests {
     ]
 
     static func json(_ text: String) -> Data { Data(text.utf8) }
+
+    /// One raw HTTP/1.1 request with exactly the headers given (URLSession sets `Host` itself).
+    static func raw(_ server: LiveServer, _ method: String, _ path: String, headers: [String], body: String = "") throws
+        -> (status: Int, head: String, json: [String: Any])
+    {
+        var lines = ["\(method) \(path) HTTP/1.1"] + headers + ["Connection: close"]
+        if !body.isEmpty { lines.append("Content-Length: \(body.utf8.count)") }
+        let response = try RawSocket.exchange(port: server.port, lines.joined(separator: "\r\n") + "\r\n\r\n" + body)
+        let parts = response.components(separatedBy: "\r\n\r\n")
+        let head = parts.first ?? ""
+        let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
+        let object = try? JSONSerialization.jsonObject(with: Data(parts.dropFirst().joined(separator: "\r\n\r\n").utf8))
+        return (status, head, object as? [String: Any] ?? [:])
+    }
 
     // MARK: - Routes
 
@@ -157,6 +171,50 @@ struct AdminContractLiveTests {
             #expect(try await server.request("/hello").text == "from file")
             #expect(try await server.request("/added").status == 404)
             #expect(try await server.request("/job").text == "running")
+        }
+    }
+
+    // MARK: - Who may call
+
+    @Test("a foreign Origin or Host is 403; the daemon's own, and none, pass")
+    func originAndHost() async throws {
+        try await LiveServer.with(files: Self.files) { (server: LiveServer) async throws in
+            let port = server.port
+            let own = "Host: 127.0.0.1:\(port)"
+            let stub = #"{"request": {"path": "/planted"}, "response": {"body": "planted"}}"#
+            // A page on another site posting text/plain: a "simple" request a browser sends without asking.
+            let crossSite = try Self.raw(
+                server, "POST", "/__admin/stubs",
+                headers: [own, "Origin: http://evil.example", "Content-Type: text/plain"], body: stub)
+            #expect(crossSite.status == 403)
+            #expect(crossSite.json["failureReason"] is String)
+            #expect(crossSite.json["recoverySuggestion"] is String)
+            #expect(try await server.request("/planted").status == 404)
+
+            let rebound = try Self.raw(server, "POST", "/__admin/stubs", headers: ["Host: evil.example:\(port)"], body: stub)
+            #expect(rebound.status == 403)
+            #expect((rebound.json["message"] as? String)?.contains("DNS rebinding") == true)
+            #expect(try await server.request("/planted").status == 404)
+
+            for headers in [
+                [own], [own, "Origin: http://127.0.0.1:\(port)"], ["Host: localhost:\(port)", "Origin: http://localhost:\(port)"],
+                ["Host: 127.0.0.1"], ["Host: localhost"], ["Host: [::1]:\(port)", "Origin: http://[::1]:\(port)"],
+            ] {
+                #expect(try Self.raw(server, "GET", "/__admin/health", headers: headers).status == 200, "\(headers)")
+            }
+            #expect(try Self.raw(server, "GET", "/__admin/health", headers: [own, "Origin: http://localhost:1"]).status == 403)
+            #expect(try await server.request("/__admin/health").status == 200)
+        }
+    }
+
+    @Test("with --admin-token, the token lets a request with a foreign Origin or Host through")
+    func token() async throws {
+        try await LiveServer.with(files: Self.files, configure: { $0.adminToken = "s3cret" }) { (server: LiveServer) async throws in
+            let foreign = ["Host: evil.example", "Origin: http://evil.example"]
+            #expect(try Self.raw(server, "GET", "/__admin/health", headers: foreign).status == 403)
+            #expect(try Self.raw(server, "GET", "/__admin/health", headers: foreign + ["X-Orrery-Admin-Token: s3cret"]).status == 200)
+            #expect(try Self.raw(server, "GET", "/__admin/health", headers: foreign + ["Authorization: Bearer s3cret"]).status == 200)
+            #expect(try Self.raw(server, "GET", "/__admin/health", headers: foreign + ["Authorization: Bearer nope"]).status == 401)
         }
     }
 }

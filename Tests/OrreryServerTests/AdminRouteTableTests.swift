@@ -104,3 +104,78 @@ struct AdminRouteTableTests {
         ])
     }
 }
+
+/// Who may use the admin API, as a value.
+@Suite("Admin access")
+struct AdminAccessTests {
+    static let access = AdminAccess(token: nil, listenHost: "127.0.0.1", port: 8080)
+
+    static func request(_ headers: HTTPHeaders) -> HTTPRequest {
+        HTTPRequest(method: "POST", target: "/__admin/stubs", headers: headers)
+    }
+
+    @Test("the daemon's own origins pass, any other is refused", arguments: [
+        ("http://127.0.0.1:8080", true), ("http://localhost:8080", true), ("http://[::1]:8080", true),
+        ("HTTP://LOCALHOST:8080", true), ("http://127.0.0.1:8081", false), ("http://localhost", false),
+        ("https://127.0.0.1:8080", false), ("http://evil.example", false), ("null", false),
+        ("http://127.0.0.1.evil.example:8080", false), ("http://user@127.0.0.1:8080", false),
+    ])
+    func origins(origin: String, isOwn: Bool) {
+        #expect(Self.access.isOwn(origin: origin) == isOwn)
+    }
+
+    @Test("Host may name the listening address, localhost or a numeric loopback address, with any port", arguments: [
+        ("127.0.0.1:8080", true), ("127.0.0.1", true), ("localhost:8080", true), ("LOCALHOST", true), ("[::1]:8080", true),
+        ("127.1.2.3:9000", true), ("[::ffff:127.0.0.1]", true), ("evil.example", false), ("evil.example:8080", false),
+        ("127.0.0.1.evil.example", false), ("127.evil.example", false), ("localhost:x", false), ("[::2]:8080", false),
+        ("10.0.0.1:8080", false),
+    ])
+    func hosts(host: String, isOwn: Bool) {
+        #expect(Self.access.isOwn(host: host) == isOwn)
+    }
+
+    @Test("a listening address that is not loopback is accepted as itself")
+    func listenHost() {
+        let access = AdminAccess(token: "t", listenHost: "192.168.1.5", port: 80)
+        #expect(access.isOwn(host: "192.168.1.5:80"))
+        #expect(access.isOwn(origin: "http://192.168.1.5"))
+        #expect(!access.isOwn(host: "192.168.1.6"))
+    }
+
+    @Test("foreign Origin or Host is 403 from loopback, unless the token is sent; no Origin passes")
+    func refusals() throws {
+        #expect(Self.access.refusal(Self.request(["Host": "127.0.0.1:8080"]), remoteAddress: "127.0.0.1") == nil)
+        let crossSite = try #require(
+            Self.access.refusal(Self.request(["Host": "127.0.0.1:8080", "Origin": "http://evil.example"]), remoteAddress: "127.0.0.1"))
+        #expect(crossSite.status == 403)
+        let rebound = try #require(Self.access.refusal(Self.request(["Host": "evil.example:8080"]), remoteAddress: "127.0.0.1"))
+        #expect(rebound.status == 403)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(rebound.body)) as? [String: Any])
+        #expect(json["failureReason"] is String)
+        #expect(json["recoverySuggestion"] is String)
+
+        var withToken = Self.access
+        withToken.token = "secret"
+        let headers: HTTPHeaders = ["Host": "evil.example", "Origin": "http://evil.example"]
+        var bearer = headers
+        bearer.add("Authorization", "Bearer secret")
+        var header = headers
+        header.add("X-Orrery-Admin-Token", "secret")
+        #expect(withToken.refusal(Self.request(bearer), remoteAddress: "127.0.0.1") == nil)
+        #expect(withToken.refusal(Self.request(header), remoteAddress: "10.1.2.3") == nil)
+        #expect(withToken.refusal(Self.request(headers), remoteAddress: "127.0.0.1")?.status == 403)
+        var wrong = headers
+        wrong.add("X-Orrery-Admin-Token", "guess")
+        #expect(withToken.refusal(Self.request(wrong), remoteAddress: "127.0.0.1")?.status == 401)
+        #expect(withToken.refusal(Self.request(["Host": "10.0.0.1"]), remoteAddress: "10.1.2.3")?.status == 401)
+        #expect(Self.access.refusal(Self.request(["Host": "10.0.0.1"]), remoteAddress: "10.1.2.3")?.status == 403)
+    }
+
+    @Test("loopback means a numeric loopback address", arguments: [
+        ("127.0.0.1", true), ("127.255.0.9", true), ("::1", true), ("::ffff:127.0.0.1", true), ("128.0.0.1", false),
+        ("::2", false), ("localhost", false), ("127.example", false), ("", false),
+    ])
+    func loopback(address: String, isLoopback: Bool) {
+        #expect(AdminAccess.isLoopback(address) == isLoopback)
+    }
+}

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import OrreryCore
 import OrreryEvent
+import Synchronization
 
 /// The admin API under `/__admin/`: JSON in and out; every error carries the status's `failureReason` and
 /// `recoverySuggestion`. Its endpoints are the route table in `AdminAPI+Routes.swift`.
@@ -16,8 +17,8 @@ final class AdminAPI: Sendable {
     let logger: Logger
     private let startedAt = Date()
     private let threads: Int
-    /// Needed from clients that are not on loopback; without one, only loopback clients may use the API.
-    private let token: String?
+    /// The token and the listening address; the port is known once the daemon has bound it (`listening`).
+    private let access: Mutex<AdminAccess>
     /// `--record`'s folder: where `POST /__admin/recordings/start` records when its body names none.
     let defaultRecordingFolder: String?
 
@@ -32,7 +33,16 @@ final class AdminAPI: Sendable {
         self.isProxying = isProxying
         self.logger = logger
         self.threads = threads
-        self.token = token
+        access = Mutex(AdminAccess(token: token, listenHost: "127.0.0.1", port: 0))
+    }
+
+    /// Tells the API the address the daemon listens on, once bound: a request's `Origin` and `Host` must name it
+    /// (or loopback) unless it carries the token.
+    func listening(host: String, port: Int) {
+        access.withLock {
+            $0.listenHost = host
+            $0.port = port
+        }
     }
 
     func handle(_ request: HTTPRequest, responder: Responder) {
@@ -42,17 +52,7 @@ final class AdminAPI: Sendable {
 
     /// Nil when the request may use the API, else the 401 or 403 that says why not.
     func authorize(_ request: HTTPRequest, remoteAddress: String) -> AdminReply? {
-        let isLoopback = remoteAddress.hasPrefix("127.") || remoteAddress == "::1" || remoteAddress == "::ffff:127.0.0.1"
-        if let token {
-            let presented = request.headers["X-Orrery-Admin-Token"]
-                ?? request.headers["Authorization"].map { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : $0 }
-            if presented == token || (isLoopback && presented == nil) { return nil }
-            return .error(.Code401Unauthorized, "The admin API needs its token in 'X-Orrery-Admin-Token' or 'Authorization: Bearer'.")
-        }
-        guard isLoopback else {
-            return .error(.Code403Forbidden, "The admin API answers loopback clients only; start Orrery with --admin-token to allow others.")
-        }
-        return nil
+        access.withLock { $0 }.refusal(request, remoteAddress: remoteAddress)
     }
 
     // MARK: - Endpoints

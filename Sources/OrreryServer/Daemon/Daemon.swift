@@ -64,6 +64,7 @@ public final class Daemon: Sendable {
                 registry: registry, admin: admin, proxy: proxy, serviceLogger: serviceLogger,
                 isOffline: configuration.isOffline, logger: logger)
         }
+        admin.listening(host: configuration.http.host, port: server.port)
     }
 
     /// Whether misses go to upstreams.
