@@ -2,7 +2,7 @@ import Foundation
 import OrreryServer
 import Testing
 
-/// The admin API's contract against a real daemon: routes, reset, ids and who may call it.
+/// The admin API's contract against a real daemon: routes, reset, ids, who may call it, and what it may write.
 @Suite("Admin API contract")
 struct AdminContractLiveTests {
     static let files = [
@@ -215,6 +215,50 @@ struct AdminContractLiveTests {
             #expect(try Self.raw(server, "GET", "/__admin/health", headers: foreign + ["X-Orrery-Admin-Token: s3cret"]).status == 200)
             #expect(try Self.raw(server, "GET", "/__admin/health", headers: foreign + ["Authorization: Bearer s3cret"]).status == 200)
             #expect(try Self.raw(server, "GET", "/__admin/health", headers: foreign + ["Authorization: Bearer nope"]).status == 401)
+        }
+    }
+
+    // MARK: - What it may write
+
+    @Test("logging/start refuses a FIFO, /proc/self/mem, /dev/null and a folder with 400")
+    func loggingFileRule() async throws {
+        try await LiveServer.with(files: Self.files) { (server: LiveServer) async throws in
+            let fifo = server.folder.appendingPathComponent("traffic.fifo").path
+            #expect(mkfifo(fifo, 0o600) == 0)
+            let cases: [(String, String)] = [
+                (fifo, "is a FIFO"), ("/proc/self/mem", "is under /proc"), ("/dev/null", "is a character device"),
+                ("/dev/full", "is a character device"), (server.stubsFolder.path, "is a folder"),
+            ]
+            // A daemon that opened the FIFO would wait for a reader and never answer: the request would time out.
+            for (path, reason) in cases {
+                let result = try await server.request("POST", "/__admin/logging/start", body: Self.json(#"{"file": "\#(path)"}"#))
+                #expect(result.status == 400, "\(path)")
+                let json = try result.json()
+                #expect((json["message"] as? String)?.contains(reason) == true, "\(path): \(result.text)")
+                #expect(json["failureReason"] is String)
+                #expect(json["recoverySuggestion"] is String)
+            }
+            #expect(try await server.request("/__admin/logging").json()["logging"] as? Bool == false)
+            let good = server.folder.appendingPathComponent("traffic.jsonl").path
+            #expect(try await server.request("POST", "/__admin/logging/start", body: Self.json(#"{"file": "\#(good)"}"#)).status == 200)
+            #expect(try await server.request("/hello").text == "from file")
+            _ = try await server.request("POST", "/__admin/logging/stop")
+        }
+    }
+
+    @Test("recordings/start refuses a folder that is a file, a FIFO or under /proc with 400")
+    func recordingFolderRule() async throws {
+        try await LiveServer.with(files: Self.files) { (server: LiveServer) async throws in
+            let fifo = server.folder.appendingPathComponent("recordings.fifo").path
+            #expect(mkfifo(fifo, 0o600) == 0)
+            let file = server.stubsFolder.appendingPathComponent("hello.json").path
+            for (folder, reason) in [(fifo, "is a FIFO"), (file, "is a regular file"), ("/proc/self", "is under /proc"), ("/dev/null", "character device")] {
+                let result = try await server.request(
+                    "POST", "/__admin/recordings/start", body: Self.json(#"{"folder": "\#(folder)", "mode": "none"}"#))
+                #expect(result.status == 400, "\(folder)")
+                #expect((try result.json()["message"] as? String)?.contains(reason) == true, "\(folder): \(result.text)")
+            }
+            #expect(try await server.request("/__admin/recordings").json()["recording"] as? Bool == false)
         }
     }
 }
