@@ -65,6 +65,7 @@ public final class Daemon: Sendable {
                 registry: registry, admin: admin, proxy: proxy, serviceLogger: serviceLogger,
                 isOffline: configuration.isOffline, logger: logger)
         }
+        admin.listening(host: configuration.http.host, port: server.port)
     }
 
     /// What the server reports, as log lines.
