@@ -48,6 +48,33 @@ public enum HTTP1Encoder {
         return (bytes, hasDate, closesConnection)
     }
 
+    /// The head of an answer whose body follows in pieces of unknown number (server-sent events): chunked for
+    /// HTTP/1.1, running to the end of the connection for HTTP/1.0. Without its end (see `tail`).
+    public static func streamHead(status: Int, headers: HTTPHeaders, isChunked: Bool) -> [UInt8] {
+        var bytes = responseHead(status: status, reason: "", headers: headers, contentLength: 0).bytes
+        // Drop the Content-Length the head was given: the last line before the end.
+        let lengthLine = Array("Content-Length: 0\r\n".utf8)
+        if bytes.count >= lengthLine.count, Array(bytes.suffix(lengthLine.count)) == lengthLine {
+            bytes.removeLast(lengthLine.count)
+        }
+        if isChunked { bytes.appendUTF8("Transfer-Encoding: chunked\r\n") }
+        return bytes
+    }
+
+    /// One piece of a chunked body.
+    public static func chunk(_ data: [UInt8]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(data.count + 12)
+        bytes.appendUTF8(String(data.count, radix: 16))
+        bytes.append(contentsOf: crlf)
+        bytes.append(contentsOf: data)
+        bytes.append(contentsOf: crlf)
+        return bytes
+    }
+
+    /// The end of a chunked body.
+    public static let lastChunk = Array("0\r\n\r\n".utf8)
+
     /// How the end of a response's head speaks of the connection.
     public enum ConnectionField: Sendable, CaseIterable {
         /// HTTP/1.1 keeps the connection by default: nothing to say.

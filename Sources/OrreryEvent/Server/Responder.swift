@@ -47,6 +47,13 @@ public struct Responder {
         }
     }
 
+    /// Starts an answer whose body is sent a piece at a time (server-sent events): the head goes out now, with
+    /// `Transfer-Encoding: chunked` (HTTP/1.0: until the connection closes). A client that lets more than
+    /// `maximumQueuedBytes` wait unread is disconnected. Nil when the client has gone.
+    public func startStream(status: Int = 200, headers: HTTPHeaders, maximumQueuedBytes: Int = 1 << 20) -> ResponseStream? {
+        connection.startStream(status: status, headers: headers, number: number, maximumQueuedBytes: maximumQueuedBytes)
+    }
+
     /// Calls `observer` when the connection ends, however it ends (at once if it has).
     public func whenClosed(_ observer: @escaping () -> Void) {
         connection.whenClosed(observer)

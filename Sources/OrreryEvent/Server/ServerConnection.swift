@@ -34,6 +34,8 @@ final class ServerConnection {
     private var isLingering = false
     private var deadline = 0
     private(set) var isClosed = false
+    /// The answer being streamed, if the current one is.
+    private var stream: ResponseStream?
     private var closeObservers: [() -> Void] = []
     private lazy var peerAddress: String = Sockets.peerAddress(of: fd)
 
@@ -147,6 +149,47 @@ final class ServerConnection {
         flush()
     }
 
+    // MARK: - Streamed answers
+
+    func startStream(status: Int, headers: HTTPHeaders, number: Int, maximumQueuedBytes: Int) -> ResponseStream? {
+        guard !isClosed, number == requestNumber, !isAnswered else { return nil }
+        isAnswered = true
+        // HTTP/1.0 has no chunked coding: the body runs to the end of the connection, which then closes.
+        let isChunked = context.minorVersion == 1
+        let closes = !isChunked || machine.closesAfterResponse(closesConnection: false)
+        output.append(HTTP1Encoder.streamHead(status: status, headers: headers, isChunked: isChunked))
+        output.append(worker.tails.tail(hasOwnDate: headers.contains("Date"), connection: closes ? .close : .none))
+        let stream = ResponseStream(connection: self, isChunked: isChunked, maximumQueuedBytes: maximumQueuedBytes)
+        self.stream = stream
+        if !isDispatching { flush() }
+        return stream
+    }
+
+    /// Queues a piece of a streamed answer; a client that leaves too much unread is disconnected.
+    func streamWrite(_ bytes: [UInt8], maximumQueuedBytes: Int) -> Bool {
+        guard !isClosed else { return false }
+        output.append(bytes)
+        if !isDispatching { flush() }
+        guard !isClosed else { return false }
+        if output.byteCount + queuedInBufferevent > maximumQueuedBytes {
+            close()
+            return false
+        }
+        return true
+    }
+
+    func streamFinished(lastChunk: [UInt8]?) {
+        guard !isClosed, stream != nil else { return }
+        stream = nil
+        if let lastChunk { output.append(lastChunk) }
+        if isDispatching {
+            answerWhileDispatching = lastChunk == nil
+            return
+        }
+        process(machine.responseQueued(closesConnection: lastChunk == nil, isBacklogged: isBacklogged()))
+        flush()
+    }
+
     /// Whether so much waits to be written that the next pipelined request should wait for it to drain. A large
     /// backlog is written first: what the socket takes is not backlog, and what it does not take goes to the
     /// bufferevent, which reports when it has drained. Smaller answers stay queued, to go out together.
@@ -227,12 +270,19 @@ final class ServerConnection {
     func beginShutdown() {
         guard !isClosed else { return }
         process(machine.beginShutdown())
+        stream?.finish()
         flush()
     }
 
     /// An answer is being read, made or written, or the connection is lingering after one: a stopping server
     /// waits for it (closing under unread input would reset the connection and lose what is not yet delivered).
-    var isBusy: Bool { !isClosed && (machine.isBusy || isLingering || !output.isEmpty || queuedInBufferevent > 0) }
+    /// A stream (server-sent events) is not waited for: it ends when the server stops. A lingering connection is
+    /// waited for only until the client has acknowledged all of its answer.
+    var isBusy: Bool {
+        guard !isClosed else { return false }
+        if isLingering { return CLibevent_unsent_bytes(fd) > 0 }
+        return (machine.isBusy && stream == nil) || !output.isEmpty || queuedInBufferevent > 0
+    }
 
     /// Stops everything now; libevent's objects are freed once the current callback has returned.
     func close() {
@@ -245,6 +295,8 @@ final class ServerConnection {
             bufferevent_setcb(bufferevent, nil, nil, nil, nil)
         }
         output.removeAll()
+        stream?.markFinished()
+        stream = nil
         worker.connectionClosed(self)
         let observers = closeObservers
         closeObservers = []

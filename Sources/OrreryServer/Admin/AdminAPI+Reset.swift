@@ -9,7 +9,7 @@ extension AdminAPI {
     func reset() -> AdminReply {
         let outcome = registry.reset()
         let cleared = serviceLogger.journal.counts.kept
-        serviceLogger.journal.clear()
+        serviceLogger.clearJournal()
         var counts: [(String, JSONValue)] = [
             ("apiStubsRemoved", .int(outcome.apiStubsRemoved)), ("requestsCleared", .int(cleared)),
         ]

@@ -39,6 +39,9 @@ extension AdminAPI {
         AdminRoute("POST", "/__admin/requests/find", "the exchanges a request pattern matches") { api, call in
             api.findRequests(call.request)
         },
+        AdminRoute("GET", "/__admin/requests/stream", "exchanges as they happen, as server-sent events") { api, _ in
+            api.streamRequests()
+        },
         AdminRoute("GET", "/__admin/requests.har", "the journal as HAR 1.2") { api, _ in api.har() },
 
         AdminRoute("POST", "/__admin/logging/start", "start the traffic log") { api, call in api.startLogging(call.request) },

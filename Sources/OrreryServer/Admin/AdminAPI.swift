@@ -47,6 +47,10 @@ final class AdminAPI: Sendable {
 
     func handle(_ request: HTTPRequest, responder: Responder) {
         let reply = authorize(request, remoteAddress: responder.remoteAddress) ?? route(request)
+        if let stream = reply.stream {
+            stream(responder)
+            return
+        }
         responder.send(status: reply.status, headers: reply.headers, body: reply.body)
     }
 

@@ -1,10 +1,27 @@
 import OrreryCore
+import OrreryEvent
 
 /// An admin API answer, ready to send.
 struct AdminReply: Error {
     var status: Int
     var headers: HTTPHeaders
     var body: [UInt8]
+    /// For an answer streamed as it happens (server-sent events): starts it on the responder instead of sending
+    /// `body`.
+    var stream: ((Responder) -> Void)?
+
+    init(status: Int, headers: HTTPHeaders, body: [UInt8]) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// An answer streamed by `start` once the request is authorized.
+    static func streamed(_ start: @escaping (Responder) -> Void) -> AdminReply {
+        var reply = AdminReply(status: 200, headers: [:], body: [])
+        reply.stream = start
+        return reply
+    }
 
     static func json(_ value: JSONValue, status: Int = 200) -> AdminReply {
         AdminReply(
