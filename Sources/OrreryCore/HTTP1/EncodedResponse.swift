@@ -16,7 +16,7 @@ public struct EncodedResponse: Sendable {
         self.status = status
         let encoded = HTTP1Encoder.responseHead(
             status: status, reason: reason, headers: headers, contentLength: contentLength ?? body.count)
-        head = Payload(encoded.bytes)
+        head = encoded.bytes
         self.body = HTTP1Encoder.allowsBody(status: status) ? body : Payload.empty
         hasDate = encoded.hasDate
         closesConnection = encoded.closesConnection

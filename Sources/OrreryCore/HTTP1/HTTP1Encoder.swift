@@ -18,32 +18,42 @@ public enum HTTP1Encoder {
     /// connection (see `tail`).
     /// - Parameter contentLength: the body's length; a `HEAD` answer passes on the length its `GET` would have.
     public static func responseHead(status: Int, reason: String, headers: HTTPHeaders, contentLength: Int)
-        -> (bytes: [UInt8], hasDate: Bool, closesConnection: Bool)
+        -> (bytes: Payload, hasDate: Bool, closesConnection: Bool)
     {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(64 + headers.entries.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 })
-        bytes.appendUTF8("HTTP/1.1 ")
-        bytes.appendUTF8(String(status))
-        bytes.append(0x20)
-        bytes.appendUTF8(reason.isEmpty ? HTTPStatusCode.reasonPhrase(for: status) : Self.safe(reason))
-        bytes.append(contentsOf: crlf)
+        let reason = reason.isEmpty ? HTTPStatusCode.reasonPhrase(for: status) : reason
+        let hasLength = allowsBody(status: status)
         var hasDate = false
         var closesConnection = false
+        var size = 9 + ByteWriter.decimalLength(status) + 1 + reason.utf8.count + 2
         for (name, value) in headers.entries {
             if framingFields.contains(name) {
                 if name.equalsIgnoringASCIICase("Connection") {
-                    closesConnection = closesConnection || HTTP1Parser.listItems(value).contains { String($0).equalsIgnoringASCIICase("close") }
+                    HTTP1Parser.forEachListItem(value) { item in
+                        if HTTP1Parser.equalsIgnoringCase(item, "close") { closesConnection = true }
+                    }
                 }
                 continue
             }
             if name.utf8.count == 4 && name.equalsIgnoringASCIICase("Date") { hasDate = true }
-            appendField(name, value, to: &bytes)
+            size += ByteWriter.fieldLength(name, value)
         }
-        // 1xx and 204 have no length at all; a 304's length would describe a body it does not carry.
-        if allowsBody(status: status) {
-            bytes.appendUTF8("Content-Length: ")
-            bytes.appendUTF8(String(contentLength))
-            bytes.append(contentsOf: crlf)
+        if hasLength { size += 16 + ByteWriter.decimalLength(contentLength) + 2 }
+        let bytes = Payload(count: size) { buffer in
+            var writer = ByteWriter(buffer)
+            writer.write("HTTP/1.1 ")
+            writer.writeDecimal(status)
+            writer.write(0x20)
+            writer.writeLine(reason)
+            for (name, value) in headers.entries where !framingFields.contains(name) {
+                writer.writeField(name, value)
+            }
+            // 1xx and 204 have no length at all; a 304's length would describe a body it does not carry.
+            if hasLength {
+                writer.write("Content-Length: ")
+                writer.writeDecimal(contentLength)
+                writer.writeCRLF()
+            }
+            return writer.count
         }
         return (bytes, hasDate, closesConnection)
     }
@@ -51,7 +61,7 @@ public enum HTTP1Encoder {
     /// The head of an answer whose body follows in pieces of unknown number (server-sent events): chunked for
     /// HTTP/1.1, running to the end of the connection for HTTP/1.0. Without its end (see `tail`).
     public static func streamHead(status: Int, headers: HTTPHeaders, isChunked: Bool) -> [UInt8] {
-        var bytes = responseHead(status: status, reason: "", headers: headers, contentLength: 0).bytes
+        var bytes = responseHead(status: status, reason: "", headers: headers, contentLength: 0).bytes.bytes
         // Drop the Content-Length the head was given: the last line before the end.
         let lengthLine = Array("Content-Length: 0\r\n".utf8)
         if bytes.count >= lengthLine.count, Array(bytes.suffix(lengthLine.count)) == lengthLine {
@@ -88,11 +98,11 @@ public enum HTTP1Encoder {
     /// blank line.
     public static func tail(date: String?, connection: ConnectionField) -> [UInt8] {
         var bytes: [UInt8] = []
-        if let date { appendField("Date", date, to: &bytes) }
+        if let date { bytes.appendUTF8("Date: \(date)\r\n") }
         switch connection {
         case .none: break
-        case .close: appendField("Connection", "close", to: &bytes)
-        case .keepAlive: appendField("Connection", "keep-alive", to: &bytes)
+        case .close: bytes.appendUTF8("Connection: close\r\n")
+        case .keepAlive: bytes.appendUTF8("Connection: keep-alive\r\n")
         }
         bytes.append(contentsOf: crlf)
         return bytes
@@ -101,40 +111,34 @@ public enum HTTP1Encoder {
     /// A request's head, blank line included: the request line, the fields in order, and `Content-Length` when the
     /// method or the body calls for one.
     public static func requestHead(method: String, target: String, headers: HTTPHeaders, bodyLength: Int) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(64 + target.utf8.count + headers.entries.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 })
-        bytes.appendUTF8(method)
-        bytes.append(0x20)
-        bytes.appendUTF8(target)
-        bytes.appendUTF8(" HTTP/1.1\r\n")
+        let hasLength = bodyLength > 0 || method == "POST" || method == "PUT" || method == "PATCH"
+        var size = method.utf8.count + 1 + target.utf8.count + 11 + 2
         for (name, value) in headers.entries where !framingFields.contains(name) {
-            appendField(name, value, to: &bytes)
+            size += ByteWriter.fieldLength(name, value)
         }
-        if bodyLength > 0 || method == "POST" || method == "PUT" || method == "PATCH" {
-            bytes.appendUTF8("Content-Length: ")
-            bytes.appendUTF8(String(bodyLength))
-            bytes.append(contentsOf: crlf)
+        if hasLength { size += 16 + ByteWriter.decimalLength(bodyLength) + 2 }
+        return [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            var writer = ByteWriter(UnsafeMutableRawBufferPointer(buffer))
+            writer.write(method)
+            writer.write(0x20)
+            writer.write(target)
+            writer.write(" HTTP/1.1")
+            writer.writeCRLF()
+            for (name, value) in headers.entries where !framingFields.contains(name) {
+                writer.writeField(name, value)
+            }
+            if hasLength {
+                writer.write("Content-Length: ")
+                writer.writeDecimal(bodyLength)
+                writer.writeCRLF()
+            }
+            writer.writeCRLF()
+            count = writer.count
         }
-        bytes.append(contentsOf: crlf)
-        return bytes
     }
 
     private static let crlf: [UInt8] = [0x0D, 0x0A]
 
-    /// One field line; a CR or LF in a name or value (which stub files and the admin API refuse) is written as a
-    /// space rather than let it start a line of its own.
-    private static func appendField(_ name: String, _ value: String, to bytes: inout [UInt8]) {
-        bytes.appendUTF8(safe(name))
-        bytes.append(0x3A)
-        bytes.append(0x20)
-        bytes.appendUTF8(safe(value))
-        bytes.append(contentsOf: crlf)
-    }
-
-    private static func safe(_ text: String) -> String {
-        guard text.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else { return text }
-        return String(decoding: text.utf8.map { $0 == 0x0D || $0 == 0x0A || $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
-    }
 }
 
 extension [UInt8] {
