@@ -42,8 +42,8 @@ public struct Pagination: Sendable, Equatable {
             page = value
         case .success(let value):
             return badRequest("page \(value) is below the first page, \(firstPage).")
-        case .failure(let text):
-            return badRequest("page '\(text)' is not a page number: pages are whole numbers from \(firstPage).")
+        case .failure(let refused):
+            return badRequest("page '\(refused.text)' is not a page number: pages are whole numbers from \(firstPage).")
         }
         let size: Int
         switch number(request, perPageParameter, default: perPage) {
@@ -51,8 +51,8 @@ public struct Pagination: Sendable, Equatable {
             size = value
         case .success(let value):
             return badRequest("\(perPageParameter) \(value) is not a page size: give a whole number from 1.")
-        case .failure(let text):
-            return badRequest("\(perPageParameter) '\(text)' is not a page size: give a whole number from 1.")
+        case .failure(let refused):
+            return badRequest("\(perPageParameter) '\(refused.text)' is not a page size: give a whole number from 1.")
         }
         let query = request.query.first(where: { $0.name == queryParameter })?.value ?? ""
         let matching = query.isEmpty ? items : items.filter { Self.item($0, contains: query.lowercased()) }

@@ -40,7 +40,9 @@ extension StubDecoder {
                     fail(member.value.line, "'lognormal' must be a mapping { median: milliseconds, sigma: spread }")
                     return nil
                 }
+                let errorCount = errors.count
                 checkKeys(parameters, allowed: Self.lognormalKeys, in: "'lognormal'")
+                guard errors.count == errorCount else { return nil }
                 guard let medianNode = member.value["median"], let sigmaNode = member.value["sigma"] else {
                     fail(member.value.line, "'lognormal' needs both 'median' (milliseconds) and 'sigma'")
                     return nil
@@ -69,7 +71,9 @@ extension StubDecoder {
             fail(node.line, "'throttle' must be a mapping such as { bytesPerSecond: 2048 }, not \(node.kindName)")
             return nil
         }
+        let errorCount = errors.count
         checkKeys(members, allowed: Self.throttleKeys, in: "'throttle'")
+        guard errors.count == errorCount else { return nil }
         guard let rate = node["bytesPerSecond"] else {
             fail(node.line, "'throttle' needs 'bytesPerSecond'")
             return nil

@@ -52,8 +52,12 @@ extension StubDecoder {
 
     /// The list of an `anyOf` or `allOf`: one or more operands.
     private mutating func operands(_ node: SourceNode, _ key: String) -> [SourceNode]? {
-        guard case .array(let items) = node.value, !items.isEmpty else {
-            fail(node.line, "'\(key)' must be a list of one or more matchers, not \(node.kindName)")
+        guard case .array(let items) = node.value else {
+            fail(node.line, "'\(key)' must be a list of matchers, not \(node.kindName)")
+            return nil
+        }
+        guard !items.isEmpty else {
+            fail(node.line, "'\(key)' needs at least one matcher")
             return nil
         }
         return items

@@ -41,7 +41,7 @@ extension StubDecoder {
             default:
                 let text = body.scalarText ?? ""
                 if isTemplate {
-                    bodyTemplate = compile(text, compiler, line: body.line, isBlock: text.contains("\n"))
+                    bodyTemplate = compile(text, compiler, line: body.line)
                 } else {
                     response.body = Array(text.utf8)
                 }
@@ -69,7 +69,7 @@ extension StubDecoder {
             var headerTemplates: [ResponseTemplate.HeaderTemplate] = []
             for (index, entry) in response.headers.entries.enumerated() where entry.value.contains("{{") {
                 let line = index < headerLines.count ? headerLines[index] : node.line
-                if let template = compile(entry.value, compiler, line: line, isBlock: false) {
+                if let template = compile(entry.value, compiler, line: line) {
                     headerTemplates.append(.init(index: index, value: template))
                 }
             }
@@ -142,20 +142,25 @@ extension StubDecoder {
 
     // MARK: - Templates
 
-    /// Compiles a body or header template, reporting an error at its line in the stub file. A block of several
-    /// lines (YAML's `|`) starts on the line after its key.
-    private mutating func compile(_ text: String, _ compiler: TemplateCompiler, line: Int, isBlock: Bool) -> Template? {
+    /// Whether the stub text is YAML, where a text of several lines is a block whose lines are the file's.
+    private var isYAML: Bool {
+        let lowered = displayPath.lowercased()
+        return lowered.hasSuffix(".yaml") || lowered.hasSuffix(".yml")
+    }
+
+    /// Compiles a body or header template, reporting an error at its line in the stub file.
+    private mutating func compile(_ text: String, _ compiler: TemplateCompiler, line: Int) -> Template? {
         do {
             return try compiler.compile(text)
         } catch {
-            fail(line + error.line - 1, "template: \(error.message)")
+            fail(TemplateCompiler.fileLine(of: error, in: text, at: line, isYAML: isYAML), "template: \(error.message)")
             return nil
         }
     }
 
     private mutating func compileJSON(_ node: SourceNode, _ compiler: TemplateCompiler) -> Template? {
         do {
-            return try compiler.compileJSON(node)
+            return try compiler.compileJSON(node, isYAML: isYAML)
         } catch {
             fail(error.line, "template: \(error.message)")
             return nil

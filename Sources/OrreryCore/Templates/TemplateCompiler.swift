@@ -16,31 +16,33 @@ public struct TemplateCompiler {
     }
 
     /// Compiles a `json:` body: each string of the tree (keys too) is a template whose values are JSON-escaped,
-    /// and the rest is the tree's compact JSON. `line` reports errors at the line of the string that has them.
-    public func compileJSON(_ root: SourceNode) throws(SourceTemplateError) -> Template {
+    /// and the rest is the tree's compact JSON. Errors are reported at the line of the string that has them, or
+    /// with `isYAML`, at the line within a string of several lines (a YAML block, whose text starts on the line
+    /// after its indicator).
+    public func compileJSON(_ root: SourceNode, isYAML: Bool = false) throws(SourceTemplateError) -> Template {
         var nodes: [TemplateNode] = []
-        try appendJSON(root, into: &nodes)
+        try appendJSON(root, isYAML: isYAML, into: &nodes)
         return Template(source: root.jsonValue.encoded, mode: .jsonString, nodes: nodes)
     }
 
-    private func appendJSON(_ node: SourceNode, into nodes: inout [TemplateNode]) throws(SourceTemplateError) {
+    private func appendJSON(_ node: SourceNode, isYAML: Bool, into nodes: inout [TemplateNode]) throws(SourceTemplateError) {
         switch node.value {
         case .string(let text):
-            try appendJSONString(text, line: node.line, into: &nodes)
+            try appendJSONString(text, line: node.line, isYAML: isYAML, into: &nodes)
         case .array(let items):
             nodes.append(.literal([UInt8(ascii: "[")]))
             for (index, item) in items.enumerated() {
                 if index > 0 { nodes.append(.literal([UInt8(ascii: ",")])) }
-                try appendJSON(item, into: &nodes)
+                try appendJSON(item, isYAML: isYAML, into: &nodes)
             }
             nodes.append(.literal([UInt8(ascii: "]")]))
         case .object(let members):
             nodes.append(.literal([UInt8(ascii: "{")]))
             for (index, member) in members.enumerated() {
                 if index > 0 { nodes.append(.literal([UInt8(ascii: ",")])) }
-                try appendJSONString(member.key, line: member.keyLine, into: &nodes)
+                try appendJSONString(member.key, line: member.keyLine, isYAML: false, into: &nodes)
                 nodes.append(.literal([UInt8(ascii: ":")]))
-                try appendJSON(member.value, into: &nodes)
+                try appendJSON(member.value, isYAML: isYAML, into: &nodes)
             }
             nodes.append(.literal([UInt8(ascii: "}")]))
         default:
@@ -48,12 +50,14 @@ public struct TemplateCompiler {
         }
     }
 
-    private func appendJSONString(_ text: String, line: Int, into nodes: inout [TemplateNode]) throws(SourceTemplateError) {
+    private func appendJSONString(
+        _ text: String, line: Int, isYAML: Bool, into nodes: inout [TemplateNode]
+    ) throws(SourceTemplateError) {
         nodes.append(.literal([UInt8(ascii: "\"")]))
         do {
             nodes += try self.nodes(text, mode: .jsonString)
         } catch {
-            throw SourceTemplateError(line: line + error.line - 1, message: error.message)
+            throw SourceTemplateError(line: Self.fileLine(of: error, in: text, at: line, isYAML: isYAML), message: error.message)
         }
         nodes.append(.literal([UInt8(ascii: "\"")]))
     }
@@ -173,6 +177,12 @@ public struct TemplateCompiler {
         case .success(let lookup): return inSection ? .contextual(components, fallback: lookup) : .root(lookup)
         case .failure(let error): throw TemplateError(line: line, message: error.message)
         }
+    }
+
+    /// The stub file's line of an error in a template written at `line`: a text of several lines in YAML is a
+    /// block (`|`), which starts on the next line; elsewhere line breaks are escapes that do not move in the file.
+    public static func fileLine(of error: TemplateError, in text: String, at line: Int, isYAML: Bool) -> Int {
+        isYAML && text.contains("\n") ? line + error.line : line
     }
 
     // MARK: - Bytes
