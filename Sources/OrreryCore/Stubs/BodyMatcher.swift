@@ -175,7 +175,7 @@ public struct RequestBody {
     /// The body as JSON, or nil when it is not JSON.
     public mutating func json() -> JSONValue? {
         if let parsedJSON { return parsedJSON }
-        let parsed = try? JSONValue.parse(bytes)
+        let parsed = JSONBodyParser.parse(bytes)
         parsedJSON = .some(parsed)
         return parsed
     }

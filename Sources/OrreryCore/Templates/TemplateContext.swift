@@ -23,7 +23,7 @@ public struct TemplateContext<Generator: RandomNumberGenerator> {
     /// The request body as JSON, parsed on first use; nil when it is not JSON.
     mutating func json() -> JSONValue? {
         if let parsedJSON { return parsedJSON }
-        let parsed = try? JSONValue.parse(request.body)
+        let parsed = JSONBodyParser.parse(request.body)
         parsedJSON = .some(parsed)
         return parsed
     }

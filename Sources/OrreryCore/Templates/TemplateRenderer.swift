@@ -221,25 +221,35 @@ enum TemplateRenderer {
 
     /// Appends bytes as the inside of a JSON string: quotes, backslashes and control characters escaped.
     static func appendJSONEscaped<Bytes: Collection<UInt8>>(_ bytes: Bytes, into out: inout [UInt8]) {
-        let copied: Bool? = bytes.withContiguousStorageIfAvailable { buffer in
-            guard !buffer.contains(where: needsEscape) else { return false }
-            out.append(contentsOf: buffer)
-            return true
+        let done: Void? = bytes.withContiguousStorageIfAvailable { appendJSONEscaped(buffer: $0, into: &out) }
+        if done == nil {
+            Array(bytes).withUnsafeBufferPointer { appendJSONEscaped(buffer: $0, into: &out) }
         }
-        if copied == true { return }
-        for byte in bytes {
+    }
+
+    /// Copies the runs between escapes whole: most values have none, or a few quotes.
+    static func appendJSONEscaped(buffer: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+        var runStart = 0
+        for index in 0..<buffer.count {
+            let byte = buffer[index]
+            guard needsEscape(byte) else { continue }
+            if runStart < index { out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[runStart..<index])) }
+            runStart = index + 1
+            out.append(UInt8(ascii: "\\"))
             switch byte {
-            case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
-            case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
-            case UInt8(ascii: "\n"): out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
-            case UInt8(ascii: "\r"): out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
-            case UInt8(ascii: "\t"): out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
-            case ..<0x20:
-                out += [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hexDigit(byte >> 4), hexDigit(byte & 0xF)]
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(byte)
+            case UInt8(ascii: "\n"): out.append(UInt8(ascii: "n"))
+            case UInt8(ascii: "\r"): out.append(UInt8(ascii: "r"))
+            case UInt8(ascii: "\t"): out.append(UInt8(ascii: "t"))
             default:
-                out.append(byte)
+                out.append(UInt8(ascii: "u"))
+                out.append(UInt8(ascii: "0"))
+                out.append(UInt8(ascii: "0"))
+                out.append(hexDigit(byte >> 4))
+                out.append(hexDigit(byte & 0xF))
             }
         }
+        if runStart < buffer.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[runStart...])) }
     }
 
     @inline(__always)
