@@ -314,3 +314,60 @@ struct TemplateStubTests {
             ])
     }
 }
+
+@Suite("README examples of dynamic responses")
+struct ReadmeDynamicExampleTests {
+    @Test("The template example renders")
+    func templateExample() throws {
+        let response = try renderStub(
+            """
+            - request: { method: POST, path: "/users/{id}/orders" }
+              response:
+                status: 201
+                template: true
+                headers: { Location: "/users/{{params.id}}/orders/{{uuid}}" }
+                json:
+                  id: "{{uuid}}"
+                  user: "{{params.id}}"
+                  sku: "{{request.json.items.0.sku}}"
+                  agent: "{{request.headers.user-agent}}"
+                  createdAt: "{{now}}"
+                  lines: "{{#request.json.items}}{{sku}} x{{qty}}; {{/request.json.items}}"
+            """,
+            .make(
+                method: "POST", target: "/users/ada/orders", headers: ["User-Agent": "tests"],
+                body: #"{"items": [{"sku": "A-1", "qty": 2}, {"sku": "B-2", "qty": 1}]}"#))
+        let json = try JSONValue.parse(response.body)
+        let uuid = try #require(json["id"]?.stringValue)
+        #expect(response.headers["Location"] == "/users/ada/orders/\(uuid)")
+        #expect(json["user"] == .string("ada"))
+        #expect(json["sku"] == .string("A-1"))
+        #expect(json["agent"] == .string("tests"))
+        #expect(json["createdAt"] == .string("2024-05-01T12:34:56Z"))
+        #expect(json["lines"] == .string("A-1 x2; B-2 x1; "))
+    }
+
+    @Test("The scenario example decodes with its rules")
+    func scenarioExample() throws {
+        let stubs = try StubText.decode(
+            """
+            - request: { method: GET, path: /cart }
+              scenario: checkout
+              requiredState: Started
+              response: { json: { items: [] } }
+            - request: { method: POST, path: /cart/checkout }
+              scenario: checkout
+              newState: paid
+              response: { status: 201 }
+            - request: { method: GET, path: /cart }
+              scenario: checkout
+              requiredState: paid
+              response: { json: { items: [], paid: true } }
+            """, as: .yaml)
+        let index = StubIndex(stubs)
+        var states = ScenarioStates()
+        #expect(index.lookup(.make(target: "/cart"), scenarioState: { states[$0] })?.stub.id == "stub-0")
+        if let rule = index.lookup(.make(method: "POST", target: "/cart/checkout"))?.stub.scenario { states.apply(rule) }
+        #expect(index.lookup(.make(target: "/cart"), scenarioState: { states[$0] })?.stub.id == "stub-2")
+    }
+}
