@@ -3,10 +3,10 @@ import Foundation
 /// What a stub's response decides per request, for the server to carry out: a body rendered from a template or a
 /// page of a collection, a delay drawn from a distribution, a bandwidth limit, a fault.
 ///
-/// `PreparedResponse.dynamic` holds one when the response has any of these; a response without one is sent as
-/// prepared. The order to carry it out in: `fault` (only `truncatedBody` sends anything), then the delay
+/// `PreparedResponse.dynamic` holds one when the response has any of these (a reference, so that a prepared
+/// response without one stays small); a response without one is sent as prepared. The order to carry it out in: `fault` (only `truncatedBody` sends anything), then the delay
 /// (`sampleDelay`), then the answer (`render` when `rendersBody`, else the prepared variant), at `throttle`'s pace.
-public struct DynamicResponse: Sendable {
+public final class DynamicResponse: Sendable {
     public let status: Int
     /// The stub's headers as written (template values unrendered).
     public let headers: HTTPHeaders

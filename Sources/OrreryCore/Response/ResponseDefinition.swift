@@ -6,19 +6,52 @@ public struct ResponseDefinition: Sendable, Equatable {
     /// The body as a client that accepts no encoding gets it (a recorded gzip body is stored decoded); empty for a
     /// body made per request (`template`, `pagination`).
     public var body: [UInt8]
-    /// How long to wait before answering.
-    public var delay: Delay?
     /// `encoding:` in a stub: nil leaves it to Orrery (gzip for text worth it); a coding is applied for clients
     /// that accept it and nothing else is added, as a recording replays.
     public var encoding: ContentCoding?
+    /// What few responses have, in an array of at most one: 8 bytes in a plain response instead of the 150 its
+    /// fields take (100,000 stubs hold one response each).
+    private var extrasStorage: [Extras] = []
+
+    /// The parts of a response that are decided per request or that few stubs have.
+    struct Extras: Sendable, Equatable {
+        var delay: Delay?
+        var template: ResponseTemplate?
+        var pagination: Pagination?
+        var throttle: Throttle?
+        var fault: Fault?
+    }
+
+    private var extras: Extras {
+        get { extrasStorage.first ?? Extras() }
+        set { extrasStorage = newValue == Extras() ? [] : [newValue] }
+    }
+
+    /// How long to wait before answering.
+    public var delay: Delay? {
+        get { extras.delay }
+        set { extras.delay = newValue }
+    }
     /// `template: true`: the body and header values, compiled; rendered per request.
-    public var template: ResponseTemplate?
+    public var template: ResponseTemplate? {
+        get { extras.template }
+        set { extras.template = newValue }
+    }
     /// `paginate:`: the body is a page of a collection, chosen per request.
-    public var pagination: Pagination?
+    public var pagination: Pagination? {
+        get { extras.pagination }
+        set { extras.pagination = newValue }
+    }
     /// `throttle:`: a bandwidth limit.
-    public var throttle: Throttle?
+    public var throttle: Throttle? {
+        get { extras.throttle }
+        set { extras.throttle = newValue }
+    }
     /// `fault:`: a broken answer instead of (or, for `truncatedBody`, in the middle of) this one.
-    public var fault: Fault?
+    public var fault: Fault? {
+        get { extras.fault }
+        set { extras.fault = newValue }
+    }
 
     public init(
         status: Int = 200, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], delayMilliseconds: Int = 0,
@@ -27,8 +60,8 @@ public struct ResponseDefinition: Sendable, Equatable {
         self.status = status
         self.headers = headers
         self.body = body
-        self.delay = delayMilliseconds > 0 ? .fixed(milliseconds: delayMilliseconds) : nil
         self.encoding = encoding
+        delay = delayMilliseconds > 0 ? .fixed(milliseconds: delayMilliseconds) : nil
     }
 
     /// A fixed delay in milliseconds; 0 for none, and for a delay drawn per request (see `dynamic`).

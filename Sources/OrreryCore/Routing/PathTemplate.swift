@@ -5,19 +5,56 @@ public struct PathTemplate: Sendable, Equatable, CustomStringConvertible {
         case parameter(String)
     }
 
+    /// Everything in one object: a stub's URL condition stays as small as an exact path's (100,000 stubs hold one each).
+    private final class Storage: Sendable {
+        let source: String
+        let segments: [Segment]
+        let parameterNames: [String]
+        let isPrefix: Bool
+        let literalPrefix: String
+        let literalPrefixDepth: Int
+        let literalSegmentCount: Int
+
+        init(segments: [Segment], isPrefix: Bool) {
+            self.segments = segments
+            self.isPrefix = isPrefix
+            parameterNames = segments.compactMap { if case .parameter(let name) = $0 { name } else { nil } }
+            source = "/" + segments.map { segment in
+                switch segment {
+                case .literal(let text): text
+                case .parameter(let name): "{\(name)}"
+                }
+            }.joined(separator: "/")
+            var prefix: [String] = []
+            for segment in segments {
+                guard case .literal(let text) = segment else { break }
+                prefix.append(text)
+            }
+            literalPrefix = prefix.isEmpty ? "" : "/" + prefix.joined(separator: "/")
+            literalPrefixDepth = prefix.count
+            literalSegmentCount = segments.count - parameterNames.count
+        }
+    }
+
+    private let storage: Storage
+
     /// The path as written (percent-decoded), parameters in braces.
-    public let source: String
-    let segments: [Segment]
-    public let parameterNames: [String]
+    public var source: String { storage.source }
+    var segments: [Segment] { storage.segments }
+    public var parameterNames: [String] { storage.parameterNames }
     /// Matches paths below the template too (a `base.path` with parameters and no path of the stub's own).
-    public let isPrefix: Bool
+    public var isPrefix: Bool { storage.isPrefix }
     /// The literal path before the first parameter (`/users` for `/users/{id}`, `` for `/{tenant}/x`): the index
     /// looks a template up by it.
-    public let literalPrefix: String
+    public var literalPrefix: String { storage.literalPrefix }
     /// How many segments `literalPrefix` has.
-    public let literalPrefixDepth: Int
+    public var literalPrefixDepth: Int { storage.literalPrefixDepth }
     /// Literal segments in all: more of them make a more specific template.
-    public let literalSegmentCount: Int
+    public var literalSegmentCount: Int { storage.literalSegmentCount }
+
+    public static func == (lhs: PathTemplate, rhs: PathTemplate) -> Bool {
+        lhs.storage === rhs.storage || (lhs.segments == rhs.segments && lhs.isPrefix == rhs.isPrefix)
+    }
 
     /// Parses a path as written in a stub (before percent-decoding, so that `%7Bid%7D` stays a literal `{id}`).
     /// Returns nil when the path has no parameters; throws when a brace is misused.
@@ -49,23 +86,7 @@ public struct PathTemplate: Sendable, Equatable, CustomStringConvertible {
     }
 
     init(segments: [Segment], isPrefix: Bool) {
-        self.segments = segments
-        self.isPrefix = isPrefix
-        parameterNames = segments.compactMap { if case .parameter(let name) = $0 { name } else { nil } }
-        source = "/" + segments.map { segment in
-            switch segment {
-            case .literal(let text): text
-            case .parameter(let name): "{\(name)}"
-            }
-        }.joined(separator: "/")
-        var prefix: [String] = []
-        for segment in segments {
-            guard case .literal(let text) = segment else { break }
-            prefix.append(text)
-        }
-        literalPrefix = prefix.isEmpty ? "" : "/" + prefix.joined(separator: "/")
-        literalPrefixDepth = prefix.count
-        literalSegmentCount = segments.count - parameterNames.count
+        storage = Storage(segments: segments, isPrefix: isPrefix)
     }
 
     /// The template with `path` (a decoded stub path, or another template) after it: a `base.path` and a stub's.

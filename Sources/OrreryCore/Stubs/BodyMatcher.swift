@@ -1,5 +1,5 @@
 /// One condition on the request body; a stub's `body` section may combine several, and all must hold.
-public indirect enum BodyMatcher: Sendable, CustomStringConvertible {
+public enum BodyMatcher: Sendable, CustomStringConvertible {
     case equalTo(String)
     /// JSON-equal: object key order is ignored, numbers compare by value; `options` loosen it further.
     case json(JSONValue, options: JSONMatchOptions = JSONMatchOptions())
@@ -10,13 +10,13 @@ public indirect enum BodyMatcher: Sendable, CustomStringConvertible {
     /// The exact bytes (written in base64): for bodies that are not text, such as recorded uploads.
     case binaryEqualTo([UInt8])
     /// `{ jsonPath: "$.a.b" }`, alone (present) or with `equalTo`, `matches` or `contains` beside it.
-    case jsonPath(JSONPath, JSONPathCondition)
+    indirect case jsonPath(JSONPath, JSONPathCondition)
     /// `anyOf: [...]`: at least one of the matchers holds.
     case anyOf([BodyMatcher])
     /// `allOf: [...]`: every one of the matchers holds.
     case allOf([BodyMatcher])
     /// `not: {...}`: the matcher does not hold.
-    case not(BodyMatcher)
+    indirect case not(BodyMatcher)
 
     public static let operatorNames = [
         "equalTo", "json", "matches", "contains", "form", "binaryEqualTo", "jsonPath", "anyOf", "allOf", "not",

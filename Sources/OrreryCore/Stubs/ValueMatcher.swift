@@ -1,5 +1,5 @@
 /// How one header, query parameter or form field is matched: a plain string means `equalTo`.
-public indirect enum ValueMatcher: Sendable, CustomStringConvertible {
+public enum ValueMatcher: Sendable, CustomStringConvertible {
     case equalTo(String)
     case matches(Pattern)
     case doesNotMatch(Pattern)
@@ -11,7 +11,7 @@ public indirect enum ValueMatcher: Sendable, CustomStringConvertible {
     /// `allOf: [...]`: every one of the matchers holds.
     case allOf([ValueMatcher])
     /// `not: {...}`: the matcher does not hold.
-    case not(ValueMatcher)
+    indirect case not(ValueMatcher)
 
     /// The operator names a stub file may use, for "did you mean" suggestions.
     public static let operatorNames = ["equalTo", "matches", "doesNotMatch", "contains", "absent", "anyOf", "allOf", "not"]
