@@ -8,4 +8,6 @@ scripts/install-dependencies.sh
 export no_proxy="127.0.0.1,localhost" NO_PROXY="127.0.0.1,localhost"
 swift build --build-tests
 export ORRERY_BINARY="$(swift build --show-bin-path)/orrery"
-swift test --skip-build "$@"
+# One test at a time: several suites wait on sockets and child processes, which would otherwise hold the few threads
+# Swift's concurrency runs tests on (two on a two-core machine) and stall the rest into time-outs.
+swift test --skip-build --no-parallel "$@"

@@ -28,6 +28,12 @@ enum Sockets {
 }
 
 extension Sockets {
+    /// Makes closing the socket send a TCP reset instead of a FIN (SO_LINGER with a zero timeout).
+    static func resetOnClose(_ fd: Int32) {
+        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+    }
+
     /// The address of a connected socket's peer, as text (`127.0.0.1`, `::1`); empty when it cannot be read.
     static func peerAddress(of fd: Int32) -> String {
         var storage = sockaddr_storage()

@@ -57,7 +57,8 @@ enum Trampolines {
                 close(fd)
                 return
             }
-            Unmanaged<Listener>.fromOpaque(context).takeUnretainedValue().worker.accepted(fd)
+            let listener = Unmanaged<Listener>.fromOpaque(context).takeUnretainedValue()
+            listener.worker.accepted(fd, tag: listener.tag)
         }
 
     static let serverAcceptFailed: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, context in

@@ -33,6 +33,9 @@ extension JournalEntry {
             ("response", .object(response)),
         ]
         members += outcomeMembers
+        if scheme != "http" { members.append(("scheme", .string(scheme))) }
+        if let session { members.append(("session", .string(session))) }
+        if let fault { members.append(("fault", .string(fault))) }
         return .object(members)
     }
 

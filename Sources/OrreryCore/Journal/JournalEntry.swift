@@ -16,6 +16,12 @@ public struct JournalEntry: Sendable {
     public var clientAddress: String
     public var response: CapturedResponse
     public var outcome: Outcome
+    /// How the client reached Orrery: `http`, or `https` (the TLS port, an intercepted tunnel).
+    public var scheme = "http"
+    /// The session the exchange belongs to; nil for the daemon's own.
+    public var session: String?
+    /// The fault carried out instead of an answer (`connectionReset`, ...): `response` is then what went out.
+    public var fault: String?
 
     public init(
         startedAt: Date, durationMicroseconds: Int, request: HTTPRequest, requestBodySize: Int, clientAddress: String,

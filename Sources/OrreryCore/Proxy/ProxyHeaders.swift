@@ -27,6 +27,8 @@ public enum ProxyHeaders {
             if isHopByHop(name, named) || name.equalsIgnoringASCIICase("Host")
                 // The body is sent whole with its own length.
                 || name.equalsIgnoringASCIICase("Content-Length")
+                // Orrery's own: which session a request is for, and the admin token.
+                || orreryFields.contains(name)
             {
                 continue
             }
@@ -80,6 +82,9 @@ public enum ProxyHeaders {
     }
 
     private static let hopByHopNames = HeaderNameSet(hopByHop.sorted())
+
+    /// Fields meant for Orrery, never passed on.
+    private static let orreryFields = HeaderNameSet(["X-Orrery-Session", "X-Orrery-Admin-Token"])
 
     private static func isHopByHop(_ name: String, _ named: [String]) -> Bool {
         if !named.isEmpty, named.contains(name.lowercased()) { return true }

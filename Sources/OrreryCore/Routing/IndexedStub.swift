@@ -42,6 +42,16 @@ public final class IndexedStub: Sendable {
         return sequence[max(0, min(position, sequence.count - 1))]
     }
 
+    /// How many responses the stub's sequence has; 1 for a stub without one.
+    public var sequenceLength: Int { max(1, sequence.count) }
+
+    /// The response for the request numbered `position` (from 0) of a sequence counted elsewhere (a session's
+    /// own count): the response at that place, then the last one again.
+    public func response(atSequencePosition position: Int) -> PreparedResponse {
+        guard !sequence.isEmpty else { return response }
+        return sequence[max(0, min(position, sequence.count - 1))]
+    }
+
     /// The values of the path parameters (`{id}`) in a request this stub answered, for its templates.
     public func parameters(for request: HTTPRequest) -> PathParameters {
         stub.request.pathParameters(request)

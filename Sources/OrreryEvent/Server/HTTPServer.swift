@@ -52,6 +52,32 @@ public final class HTTPServer: Sendable {
         state = Mutex(State(workers: workers))
     }
 
+    /// Opens another listening port on the server's host, whose connections carry `tag` (`Responder.listenerTag`):
+    /// a session's own port. Returns the port bound (any free one when `port` is 0). Safe from any thread.
+    public func addListener(port: Int = 0, tag: Int) throws(EventError) -> Int {
+        let workers = state.withLock { $0.workers }
+        let (sockets, bound) = try ListeningSocket.open(host: configuration.host, port: port, count: workers.count)
+        for (worker, socket) in zip(workers, sockets) {
+            let box = WorkerBox(worker: worker)
+            worker.loop.execute {
+                do {
+                    try box.worker.accept(on: socket, tag: tag)
+                } catch {
+                    close(socket)
+                }
+            }
+        }
+        return bound
+    }
+
+    /// Closes the ports of `tag` and the connections that came through them. Safe from any thread.
+    public func removeListeners(tag: Int) {
+        for worker in state.withLock({ $0.workers }) {
+            let box = WorkerBox(worker: worker)
+            worker.loop.execute { box.worker.removeListeners(tag: tag) }
+        }
+    }
+
     /// Starts one thread per loop.
     public func start() throws(EventError) {
         let threads = try loops.map { loop throws(EventError) in try LoopThread(running: loop) }

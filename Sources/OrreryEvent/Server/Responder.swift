@@ -14,6 +14,9 @@ public struct Responder {
         self.context = context
     }
 
+    /// The tag of the port the request came through (0 for the main port; see `HTTPServer.addListener`).
+    public var listenerTag: Int { connection.tag }
+
     /// The client's address, as text.
     public var remoteAddress: String { connection.remoteAddress }
 
@@ -45,6 +48,22 @@ public struct Responder {
         connection.worker.loop.schedule(afterMilliseconds: milliseconds) {
             connection.send(response, number: number)
         }
+    }
+
+    /// Sends the answer at a bandwidth limit: a slice every 100 ms, the loop free in between.
+    public func send(_ response: EncodedResponse, bytesPerSecond: Int) {
+        connection.send(response, number: number, bytesPerSecond: bytesPerSecond)
+    }
+
+    /// Goes wrong on purpose instead of answering: a reset, a close, bytes that are not HTTP, a cut body, or
+    /// silence until the client gives up.
+    public func fail(_ fault: ConnectionFault) {
+        connection.fail(fault, number: number)
+    }
+
+    /// Runs `job` on this loop after `milliseconds`.
+    public func after(milliseconds: Int, _ job: @escaping () -> Void) {
+        connection.worker.loop.schedule(afterMilliseconds: milliseconds, job)
     }
 
     /// Starts an answer whose body is sent a piece at a time (server-sent events): the head goes out now, with

@@ -14,6 +14,8 @@ import OrreryCore
 final class ServerConnection {
     unowned let worker: ServerWorker
     let fd: Int32
+    /// The listener's tag: which port the connection came through.
+    let tag: Int
     private(set) var bufferevent: OpaquePointer?
     private var readEvent: OpaquePointer?
     private var timer: OpaquePointer?
@@ -36,15 +38,20 @@ final class ServerConnection {
     private(set) var isClosed = false
     /// The answer being streamed, if the current one is.
     private var stream: ResponseStream?
+    /// A request that is never to be answered (`ConnectionFault.hold`): the connection closes with the client.
+    private var isHeld = false
+    /// An answer going out at a bandwidth limit: its bytes, how far it has gone, and whether it closes.
+    private var throttled: (bytes: [UInt8], sent: Int, bytesPerTick: Int, closes: Bool)?
     private var closeObservers: [() -> Void] = []
     private lazy var peerAddress: String = Sockets.peerAddress(of: fd)
 
     /// Answers a backlog this large waits for before the next pipelined request is read.
     private static let backlogBytes = 256 * 1024
 
-    init?(worker: ServerWorker, fd: Int32) {
+    init?(worker: ServerWorker, fd: Int32, tag: Int) {
         self.worker = worker
         self.fd = fd
+        self.tag = tag
         machine = HTTP1ConnectionStateMachine(configuration: worker.machineConfiguration)
         let base = worker.loop.base
         guard let bufferevent = bufferevent_socket_new(base, fd, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
@@ -78,7 +85,7 @@ final class ServerConnection {
             noteActivity()
             process(machine.received(UnsafeRawBufferPointer(rebasing: scratch[0..<count])))
         } else if count == 0 {
-            if isLingering {
+            if isLingering || isHeld {
                 close()
                 return
             }
@@ -141,11 +148,81 @@ final class ServerConnection {
         output.append(response.head)
         output.append(worker.tails.tail(hasOwnDate: response.hasDate, connection: field))
         if response.sendsBody(in: context) { output.append(response.body) }
-        if isDispatching {
-            answerWhileDispatching = closes
+        queued(closesConnection: closes)
+    }
+
+    // MARK: - Faults and bandwidth
+
+    /// Carries out a fault instead of answering request `number`.
+    func fail(_ fault: ConnectionFault, number: Int) {
+        guard !isClosed, number == requestNumber, !isAnswered else { return }
+        isAnswered = true
+        switch fault {
+        case .reset:
+            // What was queued for earlier requests goes first; then the reset discards nothing of theirs.
+            flush()
+            Sockets.resetOnClose(fd)
+            close()
+        case .close:
+            queued(closesConnection: true)
+        case .garbage(let bytes):
+            output.append(bytes)
+            queued(closesConnection: true)
+        case .truncated(let response, let bodyBytes, let bytesPerSecond):
+            var bytes = response.head.bytes
+            bytes += worker.tails.tail(hasOwnDate: response.hasDate, connection: .none).bytes
+            if response.sendsBody(in: context) { response.body.withUnsafeBytes { bytes += $0.prefix(bodyBytes) } }
+            if let bytesPerSecond {
+                startThrottled(bytes, bytesPerSecond: bytesPerSecond, closes: true)
+            } else {
+                output.append(bytes)
+                queued(closesConnection: true)
+            }
+        case .hold:
+            isHeld = true
+        }
+    }
+
+    /// Sends an answer at `bytesPerSecond`, a slice every 100 ms, without holding the loop.
+    func send(_ response: EncodedResponse, number: Int, bytesPerSecond: Int) {
+        guard !isClosed, number == requestNumber, !isAnswered else { return }
+        isAnswered = true
+        let closes = response.closesConnection
+        let field: HTTP1Encoder.ConnectionField =
+            machine.closesAfterResponse(closesConnection: closes) ? .close : (context.minorVersion == 0 ? .keepAlive : .none)
+        var bytes = response.head.bytes
+        bytes += worker.tails.tail(hasOwnDate: response.hasDate, connection: field).bytes
+        if response.sendsBody(in: context) { bytes += response.body.bytes }
+        startThrottled(bytes, bytesPerSecond: bytesPerSecond, closes: closes)
+    }
+
+    private func startThrottled(_ bytes: [UInt8], bytesPerSecond: Int, closes: Bool) {
+        throttled = (bytes, 0, max(1, bytesPerSecond / 10), closes)
+        sendThrottledSlice()
+    }
+
+    private func sendThrottledSlice() {
+        guard !isClosed, var pending = throttled else { return }
+        let end = min(pending.bytes.count, pending.sent + pending.bytesPerTick)
+        output.append(Array(pending.bytes[pending.sent..<end]))
+        pending.sent = end
+        if end < pending.bytes.count {
+            throttled = pending
+            if !isDispatching { flush() }
+            worker.loop.schedule(afterMilliseconds: 100) { [self] in sendThrottledSlice() }
             return
         }
-        process(machine.responseQueued(closesConnection: closes, isBacklogged: isBacklogged()))
+        throttled = nil
+        queued(closesConnection: pending.closes)
+    }
+
+    /// The answer to the current request is queued: what follows is the machine's call.
+    private func queued(closesConnection: Bool) {
+        if isDispatching {
+            answerWhileDispatching = closesConnection
+            return
+        }
+        process(machine.responseQueued(closesConnection: closesConnection, isBacklogged: isBacklogged()))
         flush()
     }
 
@@ -182,12 +259,7 @@ final class ServerConnection {
         guard !isClosed, stream != nil else { return }
         stream = nil
         if let lastChunk { output.append(lastChunk) }
-        if isDispatching {
-            answerWhileDispatching = lastChunk == nil
-            return
-        }
-        process(machine.responseQueued(closesConnection: lastChunk == nil, isBacklogged: isBacklogged()))
-        flush()
+        queued(closesConnection: lastChunk == nil)
     }
 
     /// Whether so much waits to be written that the next pipelined request should wait for it to drain. A large

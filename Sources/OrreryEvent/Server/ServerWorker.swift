@@ -49,9 +49,10 @@ final class ServerWorker {
 
     // MARK: - Accepting
 
-    /// Accepts connections on a listening socket (this loop's copy of it), which the worker then owns.
-    func accept(on socket: Int32) throws(EventError) {
-        let listener = Listener(worker: self)
+    /// Accepts connections on a listening socket (this loop's copy of it), which the worker then owns. Its
+    /// connections carry `tag` (0 for the main port; a session's number for its port).
+    func accept(on socket: Int32, tag: Int = 0) throws(EventError) {
+        let listener = Listener(worker: self, tag: tag)
         let context = Unmanaged.passUnretained(listener).toOpaque()
         guard
             let handle = evconnlistener_new(
@@ -66,12 +67,12 @@ final class ServerWorker {
         if isAcceptPaused || isAtConnectionLimit || isShuttingDown { evconnlistener_disable(handle) }
     }
 
-    func accepted(_ fd: Int32) {
+    func accepted(_ fd: Int32, tag: Int) {
         guard !isShuttingDown else {
             close(fd)
             return
         }
-        guard let connection = ServerConnection(worker: self, fd: fd) else { return }
+        guard let connection = ServerConnection(worker: self, fd: fd, tag: tag) else { return }
         connections[ObjectIdentifier(connection)] = connection
         acceptPauseMilliseconds = 0
         if connections.count >= configuration.maxConnectionsPerLoop, !isAtConnectionLimit {
@@ -103,6 +104,16 @@ final class ServerWorker {
             guard let handle = listener.handle else { continue }
             if shouldListen { evconnlistener_enable(handle) } else { evconnlistener_disable(handle) }
         }
+    }
+
+    /// Stops listening on the sockets of `tag` and closes the connections that came through them.
+    func removeListeners(tag: Int) {
+        for listener in listeners where listener.tag == tag {
+            if let handle = listener.handle { evconnlistener_free(handle) }
+            listener.handle = nil
+        }
+        listeners.removeAll { $0.tag == tag }
+        for connection in Array(connections.values) where connection.tag == tag { connection.close() }
     }
 
     func connectionClosed(_ connection: ServerConnection) {
@@ -167,9 +178,11 @@ final class ServerWorker {
 /// One listening socket on one loop; libevent's accept callback gets it back as its context.
 final class Listener {
     unowned let worker: ServerWorker
+    let tag: Int
     var handle: OpaquePointer?
 
-    init(worker: ServerWorker) {
+    init(worker: ServerWorker, tag: Int) {
         self.worker = worker
+        self.tag = tag
     }
 }

@@ -6,13 +6,13 @@ import OrreryEvent
 extension AdminAPI {
     static let defaultPageSize = 100
 
-    func listRequests(_ request: HTTPRequest) -> AdminReply {
+    func listRequests(_ request: HTTPRequest, session: Session) -> AdminReply {
         let paging: (limit: Int, offset: Int)
         switch Self.paging(request) {
         case .success(let value): paging = value
         case .failure(let reply): return reply
         }
-        let journal = serviceLogger.journal
+        let journal = session.journal
         let entries = journal.newestFirst()
         let page = entries.dropFirst(paging.offset).prefix(paging.limit)
         let counts = journal.counts
@@ -23,7 +23,7 @@ extension AdminAPI {
                 ("limit", .int(paging.limit)),
                 ("offset", .int(paging.offset)),
                 ("recordedSinceStart", .int(counts.total)),
-                ("journal", journalLimitsJSON),
+                ("journal", journalLimitsJSON(session)),
             ]))
     }
 
@@ -39,52 +39,52 @@ extension AdminAPI {
         }
     }
 
-    func clearRequests() -> AdminReply {
-        let cleared = serviceLogger.journal.counts.kept
-        serviceLogger.clearJournal()
+    func clearRequests(session: Session) -> AdminReply {
+        let cleared = session.journal.counts.kept
+        serviceLogger.clearJournal(of: session)
         return .json(.object([("cleared", .int(cleared))]))
     }
 
-    func unmatchedRequests(_ request: HTTPRequest) -> AdminReply {
-        let unmatched = serviceLogger.journal.newestFirst().filter(\.isUnmatched)
+    func unmatchedRequests(_ request: HTTPRequest, session: Session) -> AdminReply {
+        let unmatched = session.journal.newestFirst().filter(\.isUnmatched)
         return .json(.object([("requests", .array(unmatched.map { $0.json() })), ("total", .int(unmatched.count))]))
     }
 
-    func journalEntry(id: String) -> AdminReply {
-        guard let number = Int(id), let entry = serviceLogger.journal.entry(id: number) else {
+    func journalEntry(id: String, session: Session) -> AdminReply {
+        guard let number = Int(id), let entry = session.journal.entry(id: number) else {
             return .error(.Code404NotFound, "There is no request with id '\(id)' in the journal (it may have been evicted or cleared).")
         }
         return .json(entry.json())
     }
 
-    func countRequests(_ request: HTTPRequest) -> AdminReply {
+    func countRequests(_ request: HTTPRequest, session: Session) -> AdminReply {
         switch requestPattern(request) {
         case .failure(let reply): return reply
-        case .success(let pattern): return .json(.object([("count", .int(serviceLogger.journal.find(pattern).count))]))
+        case .success(let pattern): return .json(.object([("count", .int(session.journal.find(pattern).count))]))
         }
     }
 
-    func findRequests(_ request: HTTPRequest) -> AdminReply {
+    func findRequests(_ request: HTTPRequest, session: Session) -> AdminReply {
         switch requestPattern(request) {
         case .failure(let reply): return reply
         case .success(let pattern):
-            let found = serviceLogger.journal.find(pattern)
+            let found = session.journal.find(pattern)
             return .json(.object([("requests", .array(found.map { $0.json() })), ("total", .int(found.count))]))
         }
     }
 
     /// The journal as HAR 1.2, oldest exchange first.
-    func har() -> AdminReply {
-        var reply = AdminReply.json(HAR.log(serviceLogger.journal.newestFirst().reversed(), version: OrreryVersion.current))
+    func har(session: Session) -> AdminReply {
+        var reply = AdminReply.json(HAR.log(session.journal.newestFirst().reversed(), version: OrreryVersion.current))
         reply.headers.set("Content-Disposition", "attachment; filename=\"orrery.har\"")
         return reply
     }
 
-    var journalLimitsJSON: JSONValue {
-        let limits = serviceLogger.journal.limits
+    func journalLimitsJSON(_ session: Session) -> JSONValue {
+        let limits = session.journal.limits
         return .object([
             ("maximumEntries", .int(limits.maximumEntries)), ("maximumBytes", .int(limits.maximumBytes)),
-            ("maximumBodyBytes", .int(limits.maximumBodyBytes)), ("bytes", .int(serviceLogger.journal.counts.bytes)),
+            ("maximumBodyBytes", .int(limits.maximumBodyBytes)), ("bytes", .int(session.journal.counts.bytes)),
         ])
     }
 

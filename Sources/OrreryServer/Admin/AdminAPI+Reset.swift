@@ -6,10 +6,21 @@ extension AdminAPI {
     /// Stubs added over the API gone, the stub files read again, the journal cleared, every sequence at its first
     /// response. When the files do not load, the stubs loaded from them before stay (as for a reload), the rest is
     /// reset all the same, and the answer is the 422 with every error.
-    func reset() -> AdminReply {
+    func reset(session: Session) -> AdminReply {
+        guard session.isMain else {
+            // A session's own: its stubs, journal, sequences and scenarios; the shared stub files stay as they are.
+            let (removed, cleared) = session.reset()
+            serviceLogger.feed.publishCleared(session: session.id)
+            return .json(
+                .object([
+                    ("reset", .bool(true)), ("apiStubsRemoved", .int(removed)), ("requestsCleared", .int(cleared)),
+                    ("stubs", .int(visibleStubs(session).count)), ("stubFiles", .int(registry.fileCount)),
+                ]))
+        }
         let outcome = registry.reset()
-        let cleared = serviceLogger.journal.counts.kept
-        serviceLogger.clearJournal()
+        let cleared = session.journal.counts.kept
+        serviceLogger.clearJournal(of: session)
+        session.scenarios.reset()
         var counts: [(String, JSONValue)] = [
             ("apiStubsRemoved", .int(outcome.apiStubsRemoved)), ("requestsCleared", .int(cleared)),
         ]

@@ -4,21 +4,21 @@ import OrreryCore
 /// checked against it by a test, and 404 and 405 are derived from it.
 extension AdminAPI {
     static let routes: [AdminRoute] = [
-        AdminRoute("GET", "/__admin/health", "liveness, version, uptime and counts") { api, _ in api.health() },
+        AdminRoute("GET", "/__admin/health", "liveness, version, uptime and counts") { api, call in api.health(session: call.session) },
         AdminRoute("POST", "/__admin/reset", "API stubs gone, stub files read again, journal cleared, sequences rewound") {
-            api, _ in api.reset()
+            api, call in api.reset(session: call.session)
         },
 
-        AdminRoute("GET", "/__admin/stubs", "every stub") { api, _ in api.listStubs() },
-        AdminRoute("POST", "/__admin/stubs", "add a stub; 409 when its id is in use") { api, call in api.addStub(call.request) },
-        AdminRoute("DELETE", "/__admin/stubs", "remove every stub added over the API") { api, _ in api.removeAPIStubs() },
-        AdminRoute("GET", "/__admin/stubs/{id}", "one stub") { api, call in api.stub(id: call.parameter("id")) },
+        AdminRoute("GET", "/__admin/stubs", "every stub") { api, call in api.listStubs(session: call.session) },
+        AdminRoute("POST", "/__admin/stubs", "add a stub; 409 when its id is in use") { api, call in api.addStub(call.request, session: call.session) },
+        AdminRoute("DELETE", "/__admin/stubs", "remove every stub added over the API") { api, call in api.removeAPIStubs(session: call.session) },
+        AdminRoute("GET", "/__admin/stubs/{id}", "one stub") { api, call in api.stub(id: call.parameter("id"), session: call.session) },
         AdminRoute("PUT", "/__admin/stubs/{id}", "replace a stub") { api, call in
-            api.replaceStub(id: call.parameter("id"), call.request)
+            api.replaceStub(id: call.parameter("id"), call.request, session: call.session)
         },
-        AdminRoute("DELETE", "/__admin/stubs/{id}", "remove a stub") { api, call in api.removeStub(id: call.parameter("id")) },
+        AdminRoute("DELETE", "/__admin/stubs/{id}", "remove a stub") { api, call in api.removeStub(id: call.parameter("id"), session: call.session) },
         AdminRoute("POST", "/__admin/stubs/reload", "read the stub files again") { api, _ in api.reload() },
-        AdminRoute("POST", "/__admin/stubs/rewind", "start every response sequence over") { api, _ in api.rewind() },
+        AdminRoute("POST", "/__admin/stubs/rewind", "start every response sequence over") { api, call in api.rewind(session: call.session) },
 
         AdminRoute("GET", "/__admin/environments", "each configuration, its hosts and its active key") { api, _ in
             api.listEnvironments()
@@ -27,26 +27,43 @@ extension AdminAPI {
             api.chooseEnvironment(canonicalHost: call.parameter("canonical_host"), call.request)
         },
 
-        AdminRoute("GET", "/__admin/requests", "the journal, newest first, paged") { api, call in api.listRequests(call.request) },
-        AdminRoute("DELETE", "/__admin/requests", "clear the journal") { api, _ in api.clearRequests() },
-        AdminRoute("GET", "/__admin/requests/{id}", "one exchange") { api, call in api.journalEntry(id: call.parameter("id")) },
+        AdminRoute("GET", "/__admin/requests", "the journal, newest first, paged") { api, call in api.listRequests(call.request, session: call.session) },
+        AdminRoute("DELETE", "/__admin/requests", "clear the journal") { api, call in api.clearRequests(session: call.session) },
+        AdminRoute("GET", "/__admin/requests/{id}", "one exchange") { api, call in api.journalEntry(id: call.parameter("id"), session: call.session) },
         AdminRoute("GET", "/__admin/requests/unmatched", "exchanges nothing answered") { api, call in
-            api.unmatchedRequests(call.request)
+            api.unmatchedRequests(call.request, session: call.session)
         },
         AdminRoute("POST", "/__admin/requests/count", "count the exchanges a request pattern matches") { api, call in
-            api.countRequests(call.request)
+            api.countRequests(call.request, session: call.session)
         },
         AdminRoute("POST", "/__admin/requests/find", "the exchanges a request pattern matches") { api, call in
-            api.findRequests(call.request)
+            api.findRequests(call.request, session: call.session)
         },
         AdminRoute("GET", "/__admin/requests/stream", "exchanges as they happen, as server-sent events") { api, _ in
             api.streamRequests()
         },
-        AdminRoute("GET", "/__admin/requests.har", "the journal as HAR 1.2") { api, _ in api.har() },
+        AdminRoute("GET", "/__admin/requests.har", "the journal as HAR 1.2") { api, call in api.har(session: call.session) },
 
         AdminRoute("POST", "/__admin/logging/start", "start the traffic log") { api, call in api.startLogging(call.request) },
         AdminRoute("POST", "/__admin/logging/stop", "stop the traffic log") { api, _ in api.stopLogging() },
         AdminRoute("GET", "/__admin/logging", "the traffic log's state") { api, _ in api.loggingStatus() },
+
+        AdminRoute("GET", "/__admin/scenarios", "every scenario and its state") { api, call in api.listScenarios(session: call.session) },
+        AdminRoute("PUT", "/__admin/scenarios/{name}", "move a scenario to a state") { api, call in
+            api.setScenario(name: call.parameter("name"), call.request, session: call.session)
+        },
+        AdminRoute("POST", "/__admin/scenarios/reset", "every scenario back in Started") { api, call in
+            api.resetScenarios(session: call.session)
+        },
+
+        AdminRoute("POST", "/__admin/sessions", "open a session: a private Orrery on a port of its own") { api, call in
+            api.openSession(call.request)
+        },
+        AdminRoute("GET", "/__admin/sessions", "the open sessions") { api, _ in api.listSessions() },
+        AdminRoute("GET", "/__admin/sessions/{id}", "one session") { api, call in api.session(id: call.parameter("id")) },
+        AdminRoute("DELETE", "/__admin/sessions/{id}", "end a session and close its port") { api, call in
+            api.closeSession(id: call.parameter("id"))
+        },
 
         AdminRoute("POST", "/__admin/recordings/start", "record proxied traffic as fixtures") { api, call in
             api.startRecording(call.request)
@@ -58,10 +75,10 @@ extension AdminAPI {
     static let router = AdminRouter(routes)
 
     /// The answer for a request that passed `authorize`: its endpoint's, or the 404 or 405 the table implies.
-    func route(_ request: HTTPRequest) -> AdminReply {
+    func route(_ request: HTTPRequest, session: Session) -> AdminReply {
         switch Self.router.resolve(method: request.method, path: AdminRouter.segments(of: request)) {
         case .route(let route, let parameters):
-            return route.answer(self, AdminCall(request: request, parameters: parameters))
+            return route.answer(self, AdminCall(request: request, parameters: parameters, session: session))
         case .methodNotAllowed(let allowed):
             return .methodNotAllowed(request, allowed: allowed)
         case .notFound:

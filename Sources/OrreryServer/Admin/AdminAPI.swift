@@ -10,6 +10,7 @@ final class AdminAPI: Sendable {
     static let prefix = "/__admin"
 
     let registry: StubRegistry
+    let sessions: SessionRegistry
     private let environments: EnvironmentRegistry?
     let serviceLogger: NetworkServiceLogger
     /// Whether misses are forwarded (a host map, and no `--no-proxy`).
@@ -23,11 +24,13 @@ final class AdminAPI: Sendable {
     let defaultRecordingFolder: String?
 
     init(
-        registry: StubRegistry, environments: EnvironmentRegistry?, serviceLogger: NetworkServiceLogger, isProxying: Bool,
-        logger: Logger, threads: Int, token: String?, defaultRecordingFolder: String? = nil
+        registry: StubRegistry, sessions: SessionRegistry, environments: EnvironmentRegistry?,
+        serviceLogger: NetworkServiceLogger, isProxying: Bool, logger: Logger, threads: Int, token: String?,
+        defaultRecordingFolder: String? = nil
     ) {
         self.defaultRecordingFolder = defaultRecordingFolder
         self.registry = registry
+        self.sessions = sessions
         self.environments = environments
         self.serviceLogger = serviceLogger
         self.isProxying = isProxying
@@ -45,8 +48,8 @@ final class AdminAPI: Sendable {
         }
     }
 
-    func handle(_ request: HTTPRequest, responder: Responder) {
-        let reply = authorize(request, remoteAddress: responder.remoteAddress) ?? route(request)
+    func handle(_ request: HTTPRequest, responder: Responder, session: Session) {
+        let reply = authorize(request, remoteAddress: responder.remoteAddress) ?? route(request, session: session)
         if let stream = reply.stream {
             stream(responder)
             return
@@ -61,31 +64,39 @@ final class AdminAPI: Sendable {
 
     // MARK: - Endpoints
 
-    func health() -> AdminReply {
+    func health(session: Session) -> AdminReply {
         let index = registry.index
-        return .json(
-            .object([
-                ("status", .string("ok")),
-                ("version", .string(OrreryVersion.current)),
-                ("uptimeSeconds", .int(Int(Date().timeIntervalSince(startedAt)))),
-                ("threads", .int(threads)),
-                ("stubs", .int(index.count)),
-                ("stubFiles", .int(registry.fileCount)),
-                ("proxy", .bool(isProxying)),
-            ]))
+        var members: [(String, JSONValue)] = [
+            ("status", .string("ok")),
+            ("version", .string(OrreryVersion.current)),
+            ("uptimeSeconds", .int(Int(Date().timeIntervalSince(startedAt)))),
+            ("threads", .int(threads)),
+            ("stubs", .int(session.isMain ? index.count : visibleStubs(session).count)),
+            ("stubFiles", .int(registry.fileCount)),
+            ("proxy", .bool(isProxying)),
+            ("sessions", .int(sessions.count)),
+        ]
+        if let id = session.id { members.append(("session", .string(id))) }
+        return .json(.object(members))
     }
 
-    func listStubs() -> AdminReply {
-        let stubs = registry.index.stubs.map { Self.describe($0.stub) }
+    /// The stubs a session sees, in the order they are tried on a tie: the shared ones, then its own.
+    func visibleStubs(_ session: Session) -> [IndexedStub] {
+        session.isMain ? registry.index.stubs : registry.sharedSnapshot().index.stubs + session.stubs
+    }
+
+    func listStubs(session: Session) -> AdminReply {
+        let stubs = visibleStubs(session).map { Self.describe($0.stub) }
         return .json(.object([("count", .int(stubs.count)), ("stubs", .array(stubs))]))
     }
 
-    func stub(id: String) -> AdminReply {
-        guard let entry = registry.index.stub(id: id) else { return .noSuchStub(id) }
+    func stub(id: String, session: Session) -> AdminReply {
+        let entry = session.isMain ? registry.index.stub(id: id) : visibleStubs(session).first { $0.stub.id == id }
+        guard let entry else { return .noSuchStub(id) }
         return .json(Self.describe(entry.stub))
     }
 
-    func addStub(_ request: HTTPRequest) -> AdminReply {
+    func addStub(_ request: HTTPRequest, session: Session) -> AdminReply {
         switch decodeStub(request, id: nil) {
         case .failure(let reply): return reply
         case .success(let stub):
@@ -94,12 +105,20 @@ final class AdminAPI: Sendable {
                     .Code422UnprocessableContent,
                     "The id '\(stub.id)' names the admin endpoint \(Self.prefix)/stubs/\(stub.id), so the stub could not be read, replaced or removed by id; choose another id.")
             }
-            guard registry.add(stub) else {
+            let isAdded: Bool
+            if session.isMain {
+                isAdded = registry.add(stub)
+            } else if visibleStubs(session).contains(where: { $0.stub.id == stub.id }) {
+                isAdded = false
+            } else {
+                isAdded = registry.prepareForSession([stub]).first.map { session.add($0) } ?? false
+            }
+            guard isAdded else {
                 return .error(
                     .Code409Conflict,
                     "A stub with id '\(stub.id)' already exists; replace it with PUT \(Self.prefix)/stubs/\(stub.id), or leave the id out to get a new one.")
             }
-            logger.info("stub added through the admin API", metadata: ["id": "\(stub.id)"])
+            logger.info("stub added through the admin API", metadata: ["id": "\(stub.id)", "session": "\(session.id ?? "main")"])
             return .json(Self.describe(stub), status: 201)
         }
     }
@@ -111,29 +130,47 @@ final class AdminAPI: Sendable {
     }
 
     /// `DELETE /__admin/stubs`: every stub added over the API goes; stubs from files stay.
-    func removeAPIStubs() -> AdminReply {
-        let removed = registry.removeAdminStubs()
+    func removeAPIStubs(session: Session) -> AdminReply {
+        let removed = session.isMain ? registry.removeAdminStubs() : session.removeAllStubs()
         logger.info("\(removed) stubs added through the admin API removed")
-        return .json(.object([("apiStubsRemoved", .int(removed)), ("stubs", .int(registry.index.count))]))
+        return .json(.object([("apiStubsRemoved", .int(removed)), ("stubs", .int(visibleStubs(session).count))]))
     }
 
-    func rewind() -> AdminReply {
-        registry.rewindSequences()
+    func rewind(session: Session) -> AdminReply {
+        if session.isMain { registry.rewindSequences() } else { session.rewindSequences() }
         return .json(.object([("rewound", .bool(true))]))
     }
 
-    func replaceStub(id: String, _ request: HTTPRequest) -> AdminReply {
+    func replaceStub(id: String, _ request: HTTPRequest, session: Session) -> AdminReply {
         switch decodeStub(request, id: id) {
         case .failure(let reply): return reply
         case .success(let stub):
-            guard registry.replace(stub) else { return .noSuchStub(id) }
+            if session.isMain {
+                guard registry.replace(stub) else { return .noSuchStub(id) }
+            } else {
+                guard let prepared = registry.prepareForSession([stub]).first, session.replace(prepared) else {
+                    return sharedStubRefusal(id: id, session: session)
+                }
+            }
             return .json(Self.describe(stub))
         }
     }
 
-    func removeStub(id: String) -> AdminReply {
-        guard registry.remove(id: id) else { return .noSuchStub(id) }
+    func removeStub(id: String, session: Session) -> AdminReply {
+        if session.isMain {
+            guard registry.remove(id: id) else { return .noSuchStub(id) }
+        } else {
+            guard session.remove(id: id) else { return sharedStubRefusal(id: id, session: session) }
+        }
         return .json(.object([("deleted", .string(id))]))
+    }
+
+    /// A session asked to change a stub it does not own: the 409 for a shared one, else the 404.
+    private func sharedStubRefusal(id: String, session: Session) -> AdminReply {
+        guard registry.sharedSnapshot().index.stub(id: id) != nil else { return .noSuchStub(id) }
+        return .error(
+            .Code409Conflict,
+            "The stub '\(id)' comes from the stub files, which every session shares; a session changes only its own stubs. Add a stub of the session's own instead (with a higher priority to win over it).")
     }
 
     func reload() -> AdminReply {

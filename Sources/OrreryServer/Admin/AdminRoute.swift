@@ -26,6 +26,8 @@ struct AdminRoute: Sendable {
 struct AdminCall {
     let request: HTTPRequest
     let parameters: [String: String]
+    /// The session the call is for: its port's, the one `X-Orrery-Session` names, or the main one.
+    let session: Session
 
     /// The value of a `{name}` segment; the pattern guarantees it is there for the route that declared it.
     func parameter(_ name: String) -> String {

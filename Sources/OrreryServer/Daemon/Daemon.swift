@@ -12,6 +12,8 @@ public final class Daemon: Sendable {
     public let environments: EnvironmentRegistry?
     /// The journal (and, when on, the traffic log and recorder) every exchange goes through.
     let serviceLogger: NetworkServiceLogger
+    /// The main session and those opened over the admin API.
+    let sessions: SessionRegistry
     private let server: HTTPServer
     private let logger: Logger
 
@@ -49,8 +51,10 @@ public final class Daemon: Sendable {
         ProcessMemory.returnFreedMemory()
         if let settings = configuration.trafficLog { try serviceLogger.startTrafficLog(settings) }
         self.serviceLogger = serviceLogger
+        let sessions = SessionRegistry(mainJournal: serviceLogger.journal, journalLimits: configuration.journal)
+        self.sessions = sessions
         let admin = AdminAPI(
-            registry: registry, environments: environments, serviceLogger: serviceLogger,
+            registry: registry, sessions: sessions, environments: environments, serviceLogger: serviceLogger,
             isProxying: proxyEnvironments != nil, logger: logger, threads: configuration.http.threads,
             token: configuration.adminToken, defaultRecordingFolder: configuration.recording?.folder)
         let registry = self.registry
@@ -62,10 +66,11 @@ public final class Daemon: Sendable {
                     serviceLogger: serviceLogger, logger: logger)
             }
             return RequestPipeline(
-                registry: registry, admin: admin, proxy: proxy, serviceLogger: serviceLogger,
+                registry: registry, admin: admin, proxy: proxy, serviceLogger: serviceLogger, sessions: sessions,
                 isOffline: configuration.isOffline, logger: logger)
         }
         admin.listening(host: configuration.http.host, port: server.port)
+        sessions.attach(server, host: configuration.http.host)
     }
 
     /// What the server reports, as log lines.

@@ -45,10 +45,11 @@ final class ExchangeFeed: Sendable {
         send(event: "exchange", id: entry.id, data: entry.json().encodedBytes)
     }
 
-    /// Tells every viewer that the journal was cleared.
-    func publishCleared() {
+    /// Tells every viewer that a journal was cleared (the main one's, or a session's).
+    func publishCleared(session: String? = nil) {
         guard hasViewers else { return }
-        send(event: "cleared", id: nil, data: Array("{}".utf8))
+        let data = session.map { JSONValue.object([("session", .string($0))]).encodedBytes } ?? Array("{}".utf8)
+        send(event: "cleared", id: nil, data: data)
     }
 
     private func send(event: String, id: Int?, data: [UInt8]) {

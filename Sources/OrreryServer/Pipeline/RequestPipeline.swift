@@ -12,18 +12,23 @@ final class RequestPipeline: HTTPRequestHandler {
     /// Nil when the proxy is off (no host map, or `--no-proxy`).
     private let proxy: ProxyForwarder?
     private let serviceLogger: NetworkServiceLogger
+    private let sessions: SessionRegistry
     private let executor: ReplyExecutor
     /// `--offline`: misses say that nothing is forwarded.
     private let isOffline: Bool
     private let logger: Logger
     private var index: StubIndex
     private var generation: Int
+    /// What sessions see: the same without the main session's API stubs.
+    private var sharedIndex: StubIndex
+    private var sharedGeneration: Int
     private let isDebugLogging: Bool
 
     init(
         registry: StubRegistry, admin: AdminAPI, proxy: ProxyForwarder?, serviceLogger: NetworkServiceLogger,
-        isOffline: Bool = false, logger: Logger
+        sessions: SessionRegistry, isOffline: Bool = false, logger: Logger
     ) {
+        self.sessions = sessions
         self.isOffline = isOffline
         self.registry = registry
         self.admin = admin
@@ -32,6 +37,7 @@ final class RequestPipeline: HTTPRequestHandler {
         executor = ReplyExecutor(serviceLogger: serviceLogger, proxy: proxy)
         self.logger = logger
         (index, generation) = registry.snapshot()
+        (sharedIndex, sharedGeneration) = (index, generation)
         isDebugLogging = logger.logLevel <= .debug
     }
 
@@ -43,24 +49,41 @@ final class RequestPipeline: HTTPRequestHandler {
         return index
     }
 
+    /// The newest index sessions see, taken as `currentIndex` is.
+    private var currentSharedIndex: StubIndex {
+        if registry.generation != sharedGeneration {
+            (sharedIndex, sharedGeneration) = registry.sharedSnapshot()
+        }
+        return sharedIndex
+    }
+
     func handle(_ request: HTTPRequest, responder: Responder) {
+        guard let session = sessions.session(for: request, listenerTag: responder.listenerTag) else {
+            // The session named in the header has ended (or never was).
+            let error = ErrorResponse(
+                .Code404NotFound,
+                message: "There is no session '\(request.headers[SessionRegistry.header] ?? "")': it has ended, or was never opened (POST /__admin/sessions).")
+            responder.send(MadeResponse(error, kind: "noSuchSession").encoded)
+            return
+        }
         if !request.isAbsoluteForm && request.path.hasPrefix(AdminAPI.prefix) {
-            admin.handle(request, responder: responder)
+            admin.handle(request, responder: responder, session: session)
             return
         }
         let startedAt = serviceLogger.isCapturing ? Date() : .distantPast
-        let reply = decide(request)
-        executor.carryOut(reply, for: request, responder: responder, startedAt: startedAt)
+        let exchange = Exchange(request: request, responder: responder, startedAt: startedAt, session: session)
+        let reply = decide(request, session: session)
+        executor.carryOut(reply, for: exchange)
         if isDebugLogging { logDecision(reply, for: request) }
     }
 
     /// The answer a request gets: a `CONNECT` tunnel, a stub, the upstream, or a 404 that explains the miss.
-    private func decide(_ request: HTTPRequest) -> Reply {
+    private func decide(_ request: HTTPRequest, session: Session) -> Reply {
         if request.method == "CONNECT" { return tunnel(request) }
-        let index = currentIndex
-        if let entry = index.lookup(request) { return .stub(entry, entry.nextResponse()) }
+        let index = session.isMain ? currentIndex : currentSharedIndex
+        if let entry = session.lookup(request, shared: index) { return .stub(entry, session.nextResponse(of: entry)) }
         if let proxy, let plan = proxy.plan(request) { return plan }
-        let nearMisses = index.nearMisses(request)
+        let nearMisses = session.nearMisses(request, shared: index)
         let closest = Self.closestStubs(nearMisses)
         let miss = Self.notFound(request, nearMisses: nearMisses, closest: closest, offline: isOffline)
         return .made(MadeResponse(miss), outcome: .unmatched(closestStubs: closest))

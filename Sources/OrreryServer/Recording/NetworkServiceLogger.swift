@@ -27,25 +27,33 @@ final class NetworkServiceLogger: Sendable {
         self.logger = logger
     }
 
-    /// Whether exchanges are captured at all; when false the request path skips building entries.
+    /// Whether exchanges are captured at all; when false the request path skips building entries (sessions'
+    /// journals have the main one's limits).
     var isCapturing: Bool { journal.limits.isEnabled || isTrafficLogging.load(ordering: .relaxed) }
 
-    /// Captures an answered exchange: the response about to be sent to `responder`'s client. Call before handing
-    /// the response to the server, so that a client that has its answer finds the exchange in the journal. Costs
-    /// one check when nothing captures.
+    /// Captures an answered exchange: the response about to be sent for `exchange`, in its session's journal, the
+    /// traffic log and the live view. Call before handing the response to the server, so that a client that has
+    /// its answer finds the exchange in the journal. Costs one check when nothing captures.
+    /// - Parameter fault: the fault carried out instead of an answer; `status`, `headers` and `body` are then what
+    ///   went out.
     func log(
-        _ request: HTTPRequest, responder: Responder, startedAt: Date, status: Int, headers: HTTPHeaders,
-        body: @autoclosure () -> Payload, outcome: @autoclosure () -> JournalEntry.Outcome
+        _ exchange: Exchange, status: Int, headers: HTTPHeaders, body: @autoclosure () -> Payload,
+        outcome: @autoclosure () -> JournalEntry.Outcome, fault: String? = nil
     ) {
-        guard isCapturing else { return }
+        let journal = exchange.session.journal
+        guard journal.limits.isEnabled || isTrafficLogging.load(ordering: .relaxed) else { return }
+        let request = exchange.request
         // Built on the heap where it stays: the journal keeps this very object, the traffic log reads it.
         let limit = journal.limits.maximumBodyBytes
-        let kept = Journal.Kept(
-            JournalEntry(
-                startedAt: startedAt, durationMicroseconds: max(0, Int(Date().timeIntervalSince(startedAt) * 1_000_000)),
-                request: request, requestBodySize: request.body.count, clientAddress: responder.remoteAddress,
-                response: CapturedResponse(status: status, headers: headers, body: body(), limit: limit), outcome: outcome())
-        ) { entry in
+        var entry = JournalEntry(
+            startedAt: exchange.startedAt,
+            durationMicroseconds: max(0, Int(Date().timeIntervalSince(exchange.startedAt) * 1_000_000)),
+            request: request, requestBodySize: request.body.count, clientAddress: exchange.responder.remoteAddress,
+            response: CapturedResponse(status: status, headers: headers, body: body(), limit: limit), outcome: outcome())
+        entry.scheme = exchange.scheme
+        entry.session = exchange.session.id
+        entry.fault = fault
+        let kept = Journal.Kept(entry) { entry in
             if entry.request.body.count > limit { entry.request.body = Array(entry.request.body.prefix(limit)) }
             redactor.redact(&entry)
         }
@@ -54,10 +62,10 @@ final class NetworkServiceLogger: Sendable {
         if isTrafficLogging.load(ordering: .relaxed), let log = trafficLog.withLock({ $0 }) { log.write(kept.entry) }
     }
 
-    /// Empties the journal, telling the live view.
-    func clearJournal() {
-        journal.clear()
-        feed.publishCleared()
+    /// Empties a session's journal, telling the live view.
+    func clearJournal(of session: Session) {
+        session.journal.clear()
+        feed.publishCleared(session: session.id)
     }
 
     // MARK: - Traffic log

@@ -23,6 +23,9 @@ public final class StubRegistry: Sendable {
         var fixtureStubs: [IndexedStub] = []
         var adminStubs: [IndexedStub] = []
         var index = StubIndex([])
+        /// The file and fixture stubs without the main session's API stubs, for sessions: `index` itself while
+        /// there are no API stubs, else made when a session first asks.
+        var sharedIndex: StubIndex?
         var fileCount = 0
         var fixtureFileCount = 0
         /// While a recording session runs, its fixtures stay as they were when it started (see `pinFixtures`): the
@@ -238,6 +241,23 @@ public final class StubRegistry: Sendable {
         StubIndex.prepare(stubs, compress: { Zlib.compress($0, $1) }, previous: index)
     }
 
+    /// Stubs made ready to serve for a session's own index (responses encoded, bodies compressed once).
+    func prepareForSession(_ stubs: [Stub]) -> [IndexedStub] {
+        StubIndex.prepare(stubs, compress: { Zlib.compress($0, $1) }, previous: nil)
+    }
+
+    /// What sessions share: the file and fixture stubs, without those added over the API to the main session.
+    func sharedSnapshot() -> (index: StubIndex, generation: Int) {
+        state.withLock { state in
+            let generation = generationCounter.load(ordering: .relaxed)
+            if state.adminStubs.isEmpty { return (state.index, generation) }
+            if let shared = state.sharedIndex { return (shared, generation) }
+            let shared = StubIndex(entries: state.fileStubs + state.fixtureStubs)
+            state.sharedIndex = shared
+            return (shared, generation)
+        }
+    }
+
     /// Starts every sequence over from its first response.
     public func rewindSequences() {
         for entry in index.stubs { entry.rewind() }
@@ -256,6 +276,7 @@ public final class StubRegistry: Sendable {
             guard isChanged else { return result }
             // Stub files first, then fixtures, then admin stubs: on a tie the earlier wins (see the README).
             state.index = StubIndex(entries: state.fileStubs + state.fixtureStubs + state.adminStubs)
+            state.sharedIndex = nil
             generationCounter.add(1, ordering: .releasing)
             return result
         }

@@ -10,6 +10,13 @@ struct RawSocket {
         return String(decoding: connection.readToEnd().bytes, as: UTF8.self)
     }
 
+    /// A GET of `path` that closes the connection after its answer; the answer's body.
+    static func get(port: Int, _ path: String) -> String {
+        let answer = (try? exchange(port: port, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")) ?? ""
+        guard let end = answer.range(of: "\r\n\r\n") else { return "" }
+        return String(answer[end.upperBound...])
+    }
+
     static func exchange(port: Int, _ text: String, timeout: Int = 5) throws -> String {
         try exchange(port: port, Array(text.utf8), timeout: timeout)
     }
@@ -27,8 +34,10 @@ struct RawSocket {
 
 /// One TCP connection to 127.0.0.1 kept open across several sends and reads, every read bounded by `timeout`.
 final class RawConnection {
-    private let fd: Int32
+    private var fd: Int32
     private var buffered: [UInt8] = []
+    /// errno of the last read that failed (ECONNRESET after a reset), 0 if none did.
+    private(set) var lastError: Int32 = 0
 
     init(port: Int, timeout: Int = 5) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -43,7 +52,7 @@ final class RawConnection {
             }
         }
         guard connected == 0 else {
-            close(fd)
+            Glibc.close(fd)
             throw POSIXError(.ECONNREFUSED)
         }
         var wait = timeval(tv_sec: timeout, tv_usec: 0)
@@ -52,7 +61,20 @@ final class RawConnection {
     }
 
     deinit {
-        close(fd)
+        if fd >= 0 { Glibc.close(fd) }
+    }
+
+    /// Whether bytes (or the end) are waiting to be read right now, without waiting for them.
+    func hasInput() -> Bool {
+        if !buffered.isEmpty { return true }
+        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&descriptor, 1, 0) > 0
+    }
+
+    /// Closes the connection now, as a client that gives up.
+    func close() {
+        if fd >= 0 { Glibc.close(fd) }
+        fd = -1
     }
 
     func send(_ text: String) {
@@ -112,6 +134,7 @@ final class RawConnection {
         var chunk = [UInt8](repeating: 0, count: 65536)
         let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
         if count > 0 { buffered += chunk[0..<count] }
+        if count < 0 { lastError = errno }
         return count
     }
 

@@ -1,0 +1,15 @@
+import Foundation
+import OrreryCore
+import OrreryEvent
+
+/// One request being answered: what the executor needs to answer it and to journal it.
+struct Exchange {
+    let request: HTTPRequest
+    let responder: Responder
+    /// When the request arrived (`.distantPast` when nothing captures exchanges).
+    let startedAt: Date
+    let session: Session
+
+    /// How the client reached Orrery.
+    var scheme: String { "http" }
+}

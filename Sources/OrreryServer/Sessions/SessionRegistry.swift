@@ -1,0 +1,107 @@
+import Foundation
+import OrreryCore
+import OrreryEvent
+import Synchronization
+
+/// The sessions of a daemon: the main one, and those made with `POST /__admin/sessions`, each on a port of its own
+/// (its listener tag) and reachable on the main port with `X-Orrery-Session: {id}`.
+final class SessionRegistry: Sendable {
+    static let header = "X-Orrery-Session"
+    /// Sessions open at once; each holds a listening socket.
+    static let maximumSessions = 5_000
+
+    let main: Session
+    private let journalLimits: JournalLimits
+    private let sessions = Mutex<[String: Session]>([:])
+    private let byTag = Mutex<[Int: Session]>([:])
+    private let openCount = Atomic<Int>(0)
+    /// Whether a session was ever opened: from then on `X-Orrery-Session` is looked for, so that a request for a
+    /// session that has ended gets a 404 rather than the main session's answer.
+    private let hasSessions = Atomic<Bool>(false)
+    private let nextTag = Atomic<Int>(0)
+    /// The server, once bound: sessions' ports are its listeners.
+    private let server = Mutex<HTTPServer?>(nil)
+    private let host = Mutex<String>("127.0.0.1")
+
+    init(mainJournal: Journal, journalLimits: JournalLimits) {
+        main = Session(id: nil, name: nil, port: 0, tag: 0, journal: mainJournal)
+        self.journalLimits = journalLimits
+    }
+
+    /// Called once the server is bound.
+    func attach(_ server: HTTPServer, host: String) {
+        self.server.withLock { $0 = server }
+        self.host.withLock { $0 = host }
+    }
+
+    var count: Int { openCount.load(ordering: .relaxed) }
+
+    var all: [Session] { sessions.withLock { Array($0.values) }.sorted { $0.createdAt < $1.createdAt } }
+
+    func session(id: String) -> Session? { sessions.withLock { $0[id] } }
+
+    /// The session a request belongs to: its port's, else the one `X-Orrery-Session` names, else the main one. Nil
+    /// when the header names no open session.
+    func session(for request: HTTPRequest, listenerTag: Int) -> Session? {
+        if listenerTag != 0 { return byTag.withLock { $0[listenerTag] } }
+        // One atomic load until a session is opened: the header is not even looked for.
+        guard hasSessions.load(ordering: .relaxed), let id = request.headers[Self.header] else { return main }
+        return session(id: id)
+    }
+
+    enum CreationError: Error, CustomStringConvertible {
+        case tooMany(Int)
+        case cannotListen(String)
+
+        var description: String {
+            switch self {
+            case .tooMany(let limit): "\(limit) sessions are open, the most there may be; end some first (DELETE /__admin/sessions/{id})."
+            case .cannotListen(let reason): "The session's port could not be opened: \(reason)."
+            }
+        }
+    }
+
+    /// Opens a session on a port of its own.
+    func create(name: String?) throws(CreationError) -> Session {
+        guard let server = server.withLock({ $0 }) else { throw .cannotListen("the server is not listening yet") }
+        guard openCount.add(1, ordering: .relaxed).newValue <= Self.maximumSessions else {
+            openCount.subtract(1, ordering: .relaxed)
+            throw .tooMany(Self.maximumSessions)
+        }
+        hasSessions.store(true, ordering: .relaxed)
+        let tag = nextTag.add(1, ordering: .relaxed).newValue
+        let port: Int
+        do {
+            port = try server.addListener(tag: tag)
+        } catch {
+            openCount.subtract(1, ordering: .relaxed)
+            throw .cannotListen(error.description)
+        }
+        let session = Session(id: Self.newID(), name: name, port: port, tag: tag, journal: Journal(limits: journalLimits))
+        byTag.withLock { $0[tag] = session }
+        sessions.withLock { $0[session.id ?? ""] = session }
+        return session
+    }
+
+    /// Ends a session: its port closes, its connections with it, and its state goes.
+    func remove(id: String) -> Session? {
+        guard let session = sessions.withLock({ $0.removeValue(forKey: id) }) else { return nil }
+        byTag.withLock { $0[session.tag] = nil }
+        openCount.subtract(1, ordering: .relaxed)
+        server.withLock { $0 }?.removeListeners(tag: session.tag)
+        return session
+    }
+
+    func url(of session: Session) -> String {
+        let host = host.withLock { $0 }
+        return "http://\(host.contains(":") ? "[\(host)]" : host):\(session.port)"
+    }
+
+    /// 12 hexadecimal digits: short enough to read in a log, too many to guess.
+    private static func newID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let value = generator.next() & 0xFFFF_FFFF_FFFF
+        let text = String(value, radix: 16)
+        return String(repeating: "0", count: 12 - text.count) + text
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import OrreryServer
+import Testing
+
+/// Sessions: private Orreries inside one daemon, for tests that run in parallel.
+@Suite("Sessions")
+struct SessionLiveTests {
+    static let files = [
+        "stubs/users.json": #"{"request": {"method": "GET", "path": "/users/1"}, "response": {"json": {"id": 1, "from": "file"}}}"#,
+        "stubs/cart.yaml": """
+            - request: { method: GET, path: /cart }
+              scenario: checkout
+              requiredState: Started
+              response: { json: { items: 1 } }
+            - request: { method: POST, path: /cart/checkout }
+              scenario: checkout
+              newState: paid
+              response: { status: 201 }
+            - request: { method: GET, path: /cart }
+              scenario: checkout
+              requiredState: paid
+              response: { json: { items: 0 } }
+            """,
+    ]
+
+    static func open(_ server: LiveServer, name: String? = nil) async throws -> (id: String, port: Int, url: String) {
+        let body = name.map { Data(#"{"name": "\#($0)"}"#.utf8) }
+        let created = try await server.request("POST", "/__admin/sessions", body: body)
+        #expect(created.status == 201, "\(created.text)")
+        let json = try created.json()
+        let id = try #require(json["id"] as? String)
+        let port = try #require(json["port"] as? Int)
+        let url = try #require(json["url"] as? String)
+        return (id, port, url)
+    }
+
+    @Test("a session is a private Orrery on its own port: its stubs and journal are its own, the files are shared")
+    func isolation() async throws {
+        try await LiveServer.with(files: Self.files) { (server: LiveServer) async throws in
+            let a = try await Self.open(server, name: "a")
+            let b = try await Self.open(server, name: "b")
+            #expect(a.port != b.port && a.port != server.port)
+            #expect(a.url == "http://127.0.0.1:\(a.port)")
+
+            // A stub added to session a answers on a's port only.
+            let stub = Data(#"{"request": {"method": "GET", "path": "/only-a"}, "response": {"body": "a"}}"#.utf8)
+            #expect(try await HTTPClient.request("POST", a.url + "/__admin/stubs", body: stub).status == 201)
+            #expect(try await HTTPClient.request("GET", a.url + "/only-a").text == "a")
+            #expect(try await HTTPClient.request("GET", b.url + "/only-a").status == 404)
+            #expect(try await server.request("/only-a").status == 404)
+            // The header selects a session on the main port.
+            #expect(try await server.request("/only-a", headers: ["X-Orrery-Session": a.id]).text == "a")
+            // File stubs answer everywhere.
+            for url in [a.url, b.url, server.baseURL] {
+                #expect(try await HTTPClient.request("GET", url + "/users/1").json()["from"] as? String == "file")
+            }
+            // Each journal holds its own exchanges.
+            let journalA = try await HTTPClient.request("GET", a.url + "/__admin/requests").json()
+            let journalB = try await HTTPClient.request("GET", b.url + "/__admin/requests").json()
+            #expect(journalA["total"] as? Int == 3)
+            #expect(journalB["total"] as? Int == 2)
+            let entries = try #require(journalA["requests"] as? [[String: Any]])
+            #expect(entries.allSatisfy { $0["session"] as? String == a.id })
+            // A session cannot change the shared stub files.
+            #expect(try await HTTPClient.request("DELETE", a.url + "/__admin/stubs/\(Self.fileStubID(server))").status == 409)
+            // The list shows the sessions.
+            let list = try await server.request("/__admin/sessions").json()
+            #expect(list["count"] as? Int == 2)
+        }
+    }
+
+    static func fileStubID(_ server: LiveServer) async throws -> String {
+        let stubs = try #require(try await server.request("/__admin/stubs").json()["stubs"] as? [[String: Any]])
+        return try #require(stubs.first { ($0["source"] as? String)?.contains("users.json") == true }?["id"] as? String)
+    }
+
+    @Test("scenarios and sequences move per session; reset puts one session back and leaves the others")
+    func statePerSession() async throws {
+        try await LiveServer.with(files: Self.files) { (server: LiveServer) async throws in
+            let a = try await Self.open(server)
+            let b = try await Self.open(server)
+            #expect(try await HTTPClient.request("GET", a.url + "/cart").json()["items"] as? Int == 1)
+            #expect(try await HTTPClient.request("POST", a.url + "/cart/checkout").status == 201)
+            #expect(try await HTTPClient.request("GET", a.url + "/cart").json()["items"] as? Int == 0)
+            // b is still where every scenario starts.
+            #expect(try await HTTPClient.request("GET", b.url + "/cart").json()["items"] as? Int == 1)
+            let scenarios = try await HTTPClient.request("GET", a.url + "/__admin/scenarios").json()
+            let checkout = try #require((scenarios["scenarios"] as? [[String: Any]])?.first)
+            #expect(checkout["state"] as? String == "paid")
+            #expect(checkout["possibleStates"] as? [String] == ["Started", "paid"])
+
+            let reset = try await HTTPClient.request("POST", a.url + "/__admin/reset").json()
+            #expect(reset["reset"] as? Bool == true)
+            #expect(try await HTTPClient.request("GET", a.url + "/cart").json()["items"] as? Int == 1)
+            #expect(try await HTTPClient.request("GET", a.url + "/__admin/requests").json()["total"] as? Int == 1)
+            #expect(try await HTTPClient.request("GET", b.url + "/__admin/requests").json()["total"] as? Int == 1)
+        }
+    }
+
+    @Test("ending a session closes its port; its id is then unknown on the main port")
+    func ending() async throws {
+        try await LiveServer.with(files: Self.files) { (server: LiveServer) async throws in
+            let a = try await Self.open(server)
+            #expect(try await HTTPClient.request("GET", a.url + "/users/1").status == 200)
+            let deleted = try await server.request("DELETE", "/__admin/sessions/\(a.id)")
+            #expect(deleted.status == 200)
+            // The port is closed once every loop has let go of it.
+            let closed = await Self.eventually { (try? RawConnection(port: a.port)) == nil }
+            #expect(closed)
+            let unknown = try await server.request("/users/1", headers: ["X-Orrery-Session": a.id])
+            #expect(unknown.status == 404)
+            #expect(unknown.text.contains("There is no session"))
+            #expect(try await server.request("DELETE", "/__admin/sessions/\(a.id)").status == 404)
+        }
+    }
+
+    @Test("1,000 sessions open and close, each answering on its own port")
+    func many() async throws {
+        try await LiveServer.with(files: Self.files) { (server: LiveServer) async throws in
+            var opened: [(id: String, port: Int, url: String)] = []
+            for _ in 0..<1_000 { opened.append(try await Self.open(server)) }
+            #expect(Set(opened.map(\.port)).count == 1_000)
+            for session in opened.shuffled().prefix(20) {
+                #expect(try await HTTPClient.request("GET", session.url + "/users/1").status == 200)
+            }
+            for session in opened {
+                #expect(try await server.request("DELETE", "/__admin/sessions/\(session.id)").status == 200)
+            }
+            #expect(try await server.request("/__admin/sessions").json()["count"] as? Int == 0)
+        }
+    }
+
+    static func eventually(_ condition: () -> Bool) async -> Bool {
+        for _ in 0..<100 {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return condition()
+    }
+}
