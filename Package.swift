@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .executable(name: "orrery", targets: ["orrery"]),
         .library(name: "OrreryCore", targets: ["OrreryCore"]),
+        .library(name: "OrreryClient", targets: ["OrreryClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -62,6 +63,9 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The admin API typed and the Nocilla-style DSL, for an app's tests: Foundation only, so a test target
+        // that uses it needs neither libevent nor any other C library.
+        .target(name: "OrreryClient", swiftSettings: swiftSettings),
 
         .testTarget(
             name: "OrreryCoreTests",
