@@ -79,5 +79,7 @@ let package = Package(
         ),
         // Runs the real orrery binary; depending on it makes `swift test` build it first.
         .testTarget(name: "OrreryEndToEndTests", dependencies: ["orrery"], swiftSettings: swiftSettings),
+        // The client against the real binary, which depending on `orrery` builds first.
+        .testTarget(name: "OrreryClientTests", dependencies: ["OrreryClient", "orrery"], swiftSettings: swiftSettings),
     ]
 )
