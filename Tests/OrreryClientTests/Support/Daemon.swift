@@ -75,19 +75,26 @@ final class Daemon: @unchecked Sendable {  // Process is only signalled and poll
         process.standardError = try FileHandle(forWritingTo: stderrURL)
         try process.run()
 
-        let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline {
+        // The output is read once more after the deadline: a test run that keeps the cooperative threads busy can
+        // wake this task late, after the line has long been there.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while true {
             let output = (try? String(contentsOf: stdoutURL, encoding: .utf8)) ?? ""
             if let port = Self.port(inStartupLine: output), let url = URL(string: "http://127.0.0.1:\(port)") {
                 return Daemon(process: process, folder: folder, baseURL: url, port: port)
             }
-            guard process.isRunning else { break }
+            guard process.isRunning, ContinuousClock.now < deadline else { break }
             try await Task.sleep(for: .milliseconds(10))
         }
+        let isRunning = process.isRunning
+        let output = (try? String(contentsOf: stdoutURL, encoding: .utf8)) ?? ""
         let errors = (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? ""
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if isRunning { kill(process.processIdentifier, SIGKILL) }
         try? FileManager.default.removeItem(at: folder)
-        throw DaemonError(message: "orrery did not start (\(binary.path)); its standard error:\n\(errors.suffix(2000))")
+        let what = isRunning ? "printed no start-up line in 30 seconds" : "exited"
+        throw DaemonError(
+            message: "orrery (\(binary.path)) \(what); standard output:\n\(output.suffix(1000))\nstandard error:\n"
+                + "\(errors.suffix(2000))")
     }
 
     private init(process: Process, folder: URL, baseURL: URL, port: Int) {
