@@ -21,9 +21,11 @@ import Testing
         #expect(LoopbackProxyGuard.noProxyValue(environment: ["no_proxy": "*"], adding: hosts) == nil)
         #expect(
             LoopbackProxyGuard.noProxyValue(environment: ["no_proxy": "127.0.0.1,LOCALHOST,::1"], adding: hosts) == nil)
-        // Only the upper-case variable set: the lower-case one, which libcurl reads first, must be written.
+        // libcurl falls back on the upper-case variable when the lower-case one is not set.
+        #expect(LoopbackProxyGuard.noProxyValue(environment: ["NO_PROXY": "127.0.0.1,localhost,::1"], adding: hosts) == nil)
+        // ... but not when it is: then only the lower-case one counts.
         #expect(
-            LoopbackProxyGuard.noProxyValue(environment: ["NO_PROXY": "127.0.0.1,localhost,::1"], adding: hosts)
+            LoopbackProxyGuard.noProxyValue(environment: ["no_proxy": "", "NO_PROXY": "127.0.0.1"], adding: hosts)
                 == "127.0.0.1,localhost,::1")
     }
 

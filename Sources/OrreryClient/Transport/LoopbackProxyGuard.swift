@@ -36,22 +36,22 @@ enum LoopbackProxyGuard {
 
     /// The `no_proxy` value that adds `hosts` to what `environment` has, or nil when they are all there already.
     ///
-    /// libcurl reads `no_proxy` before `NO_PROXY`, so the lower-case variable is the one to write, starting from
-    /// whichever of the two is set. A `*` already exempts every host.
+    /// libcurl reads `no_proxy`, and `NO_PROXY` only when that is not set; so the value starts from whichever it
+    /// reads, and goes into the lower-case variable. A `*` already exempts every host.
     static func noProxyValue(environment: [String: String], adding hosts: [String]) -> String? {
         let current = environment["no_proxy"] ?? environment["NO_PROXY"] ?? ""
         var entries = current.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
             !$0.isEmpty
         }
         guard !entries.contains("*") else { return nil }
-        var changed = environment["no_proxy"] == nil && !entries.isEmpty
+        var isChanged = false
         for host in hosts {
             let name = Self.bare(host)
             guard !name.isEmpty, !entries.contains(where: { $0.lowercased() == name }) else { continue }
             entries.append(name)
-            changed = true
+            isChanged = true
         }
-        return changed ? entries.joined(separator: ",") : nil
+        return isChanged ? entries.joined(separator: ",") : nil
     }
 
     /// A host as no_proxy compares it: lower case, without IPv6 brackets.
