@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .executable(name: "orrery", targets: ["orrery"]),
         .library(name: "OrreryCore", targets: ["OrreryCore"]),
+        .library(name: "OrreryClient", targets: ["OrreryClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -62,6 +63,9 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The admin API typed and the Nocilla-style DSL, for an app's tests: Foundation only, so a test target
+        // that uses it needs neither libevent nor any other C library.
+        .target(name: "OrreryClient", swiftSettings: swiftSettings),
 
         .testTarget(
             name: "OrreryCoreTests",
@@ -75,5 +79,7 @@ let package = Package(
         ),
         // Runs the real orrery binary; depending on it makes `swift test` build it first.
         .testTarget(name: "OrreryEndToEndTests", dependencies: ["orrery"], swiftSettings: swiftSettings),
+        // The client against the real binary, which depending on `orrery` builds first.
+        .testTarget(name: "OrreryClientTests", dependencies: ["OrreryClient", "orrery"], swiftSettings: swiftSettings),
     ]
 )
