@@ -284,50 +284,39 @@ import Testing
         #expect(spy.inSession(nil).session == nil)
     }
 
-    @Test func sessionsWhenTheDaemonHasThem() async throws {
+    @Test func sessions() async throws {
         let daemon = try await Daemon.start()
         defer { daemon.stop() }
         let client = daemon.client
-        do {
-            let session = try await client.createSession(name: "checkout")
-            #expect(!session.id.isEmpty)
-            #expect(try await client.sessions().contains { $0.id == session.id })
-            let scoped = client.inSession(session.id)
-            try await stubRequest(.get, "/mine").install(on: scoped)
-            #expect(try await scoped.stubs().contains { $0.isFromAdminAPI })
-            #expect(try await client.stubs().allSatisfy { !$0.isFromAdminAPI })
-            try await client.endSession(id: session.id)
-            #expect(try await client.sessions().allSatisfy { $0.id != session.id })
-        } catch let error as OrreryClientError where error.status == 404 {
-            // Not served yet: the error says which endpoint is missing and what the daemon has.
-            #expect(error.kind == .daemonError)
-            #expect(error.call == "POST /__admin/sessions")
-            #expect(error.message.contains("/__admin/sessions"))
-            #expect(error.description.contains("Orrery answered 404 Not Found to POST /__admin/sessions"))
-            #expect(error.failureReason != nil && error.recoverySuggestion != nil)
-            let list = try await #require(throws: OrreryClientError.self) { try await client.sessions() }
-            #expect(list.status == 404)
-            let end = try await #require(throws: OrreryClientError.self) { try await client.endSession(id: "s-1") }
-            #expect(end.status == 404 && end.call == "DELETE /__admin/sessions/s-1")
-        }
+        let session = try await client.createSession(name: "checkout")
+        #expect(!session.id.isEmpty)
+        #expect(try await client.sessions().contains { $0.id == session.id })
+        let scoped = client.inSession(session.id)
+        try await stubRequest(.get, "/mine").install(on: scoped)
+        #expect(try await scoped.stubs().contains { $0.isFromAdminAPI })
+        #expect(try await client.stubs().allSatisfy { !$0.isFromAdminAPI })
+        try await client.endSession(id: session.id)
+        #expect(try await client.sessions().allSatisfy { $0.id != session.id })
+        let ended = try await #require(throws: OrreryClientError.self) { try await client.endSession(id: session.id) }
+        #expect(ended.status == 404 && ended.call == "DELETE /__admin/sessions/\(session.id)")
+        #expect(ended.failureReason != nil && ended.recoverySuggestion != nil)
     }
 
-    @Test func scenariosWhenTheDaemonHasThem() async throws {
+    @Test func scenarios() async throws {
         let daemon = try await Daemon.start()
         defer { daemon.stop() }
         let client = daemon.client
-        do {
-            try await client.setScenario("checkout", state: "paid")
-            #expect(try await client.scenarios().contains(Scenario(name: "checkout", state: "paid")))
-            try await client.resetScenarios()
-            #expect(try await client.scenarios().allSatisfy { $0.state == Scenario.startedState })
-        } catch let error as OrreryClientError where error.status == 404 {
-            #expect(error.call == "PUT /__admin/scenarios/checkout")
-            #expect(error.message.contains("/__admin/scenarios/checkout"))
-            let list = try await #require(throws: OrreryClientError.self) { try await client.scenarios() }
-            #expect(list.status == 404 && list.call == "GET /__admin/scenarios")
-            let reset = try await #require(throws: OrreryClientError.self) { try await client.resetScenarios() }
-            #expect(reset.status == 404 && reset.call == "POST /__admin/scenarios/reset")
-        }
+        try await client.addStub(
+            stubRequest(.post, "/cart/checkout").inScenario("checkout", whenState: "Started", willSetStateTo: "paid")
+                .andReturn(201))
+        #expect(try await client.scenarios().contains(Scenario(name: "checkout", state: Scenario.startedState)))
+        try await client.setScenario("checkout", state: "paid")
+        #expect(try await client.scenarios().contains(Scenario(name: "checkout", state: "paid")))
+        try await client.resetScenarios()
+        #expect(try await client.scenarios().allSatisfy { $0.state == Scenario.startedState })
+        // A scenario no stub names is refused with the daemon's reason.
+        let unknown = try await #require(throws: OrreryClientError.self) { try await client.setScenario("nope", state: "x") }
+        #expect(unknown.status == 404 && unknown.call == "PUT /__admin/scenarios/nope")
+        #expect(unknown.message.contains("nope"))
     }
 }

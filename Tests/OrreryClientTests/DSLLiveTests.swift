@@ -122,23 +122,23 @@ import Testing
         defer { daemon.stop() }
         let client = daemon.client
 
-        try await installedOrRefused(
+        try await installed(
             stubRequest(.get, path: "/users/{id}").andReturn(200).withTemplate().withJSON(["id": "{{params.id}}"]),
             key: "template", on: client
         ) { () async throws in
             #expect(try await HTTP.send("GET", "/users/7", to: daemon).json() == ["id": "7"])
         }
-        try await installedOrRefused(
+        try await installed(
             stubRequest(.get, "/flaky").andFail(with: .connectionReset), key: "fault", on: client
         ) { () async throws in
             await #expect(throws: (any Error).self) { try await HTTP.send("GET", "/flaky", to: daemon) }
         }
-        try await installedOrRefused(
+        try await installed(
             stubRequest(.get, "/jitter").andReturn(200).withDelay(.uniform(10...20)), key: "delay", on: client
         ) { () async throws in
             #expect(try await HTTP.send("GET", "/jitter", to: daemon).status == 200)
         }
-        try await installedOrRefused(
+        try await installed(
             stubRequest(.post, "/cart/checkout").inScenario("checkout", whenState: "Started", willSetStateTo: "paid")
                 .andReturn(201),
             key: "scenario", on: client
@@ -148,16 +148,14 @@ import Testing
         }
     }
 
-    /// Installs `stub` and runs `served`, or, when the daemon does not know `key` yet, checks that its refusal is a
-    /// 422 that names the key.
-    private func installedOrRefused(
+    /// Installs `stub` (the daemon must take its `key`) and runs `served`.
+    private func installed(
         _ stub: some StubConvertible, key: String, on client: OrreryClient, served: () async throws -> Void
     ) async throws {
         do {
             try await client.addStub(stub)
-        } catch let error as OrreryClientError where error.status == 422 {
-            #expect(error.description.contains(key), "\(error)")
-            #expect(error.failureReason != nil)
+        } catch {
+            Issue.record("the daemon refused a stub with '\(key)': \(error)")
             return
         }
         try await served()
