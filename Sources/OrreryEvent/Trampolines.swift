@@ -142,6 +142,12 @@ enum Trampolines {
         Unmanaged<Tunnel>.fromOpaque(context).takeUnretainedValue().event(side, what)
     }
 
+    static let endOfInputReadable: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = { _, _, context in
+        guard let context else { return }
+        let watcher = Unmanaged<EndOfInputWatcher>.fromOpaque(context).takeUnretainedValue()
+        withExtendedLifetime(watcher) { watcher.readable() }
+    }
+
     /// Releases a payload that libevent was sending by reference, once libevent is done with it.
     static let releasePayload: @convention(c) (UnsafeRawPointer?, Int, UnsafeMutableRawPointer?) -> Void = {
         _, _, context in

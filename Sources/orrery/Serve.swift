@@ -65,6 +65,18 @@ struct Serve: ParsableCommand {
             valueName: "time"))
     var drainTimeout = Seconds(5)
 
+    @Option(
+        help: ArgumentHelp(
+            "Once the daemon answers, write FILE (atomically) with {\"url\", \"port\", \"pid\", \"version\"}: how a test harness started with --port 0 learns where it is.",
+            valueName: "file"))
+    var readyFile: String?
+
+    @Flag(help: "Stop (as on SIGTERM) when standard input closes: a test run that started the daemon and holds its input never leaves it behind, even when killed.")
+    var exitOnStdinEof = false
+
+    @Flag(help: "Neither read nor save the environment chosen at run time (config/hosts.state.json): every start begins with the release key or --env.")
+    var ignoreEnvState = false
+
     @Option(help: ArgumentHelp("Environment key (PROD, QA, DEV, ...) to send to, for every configuration of the host map that has it; overrides the saved choice.", valueName: "key"))
     var env: String?
 
@@ -171,6 +183,10 @@ struct Serve: ParsableCommand {
         configuration.http.maxConnectionsPerLoop = maxConnections
         configuration.drainTimeoutMilliseconds = drainTimeout.milliseconds
         configuration.stubsFolder = sources.stubs
+        // The default folder may not exist in a new project: no stubs, and a warning. One named with --stubs must.
+        configuration.allowsMissingStubsFolder = !sources.isStubsFolderGiven
+        configuration.persistsEnvironmentChoices = !ignoreEnvState
+        configuration.exitsOnStdinEOF = exitOnStdinEof
         configuration.configFolder = sources.config
         configuration.logLevel = logLevel
         configuration.watchIntervalMilliseconds = watchInterval
@@ -211,12 +227,17 @@ struct Serve: ParsableCommand {
             Console.error("orrery: not starting: \(error)")
             throw ExitCode(1)
         }
+        if !sources.isStubsFolderGiven, !FileManager.default.fileExists(atPath: sources.stubs) {
+            logger.warning(
+                "there is no stubs folder '\(sources.stubs)' here: serving no stubs until it exists (mkdir \(sources.stubs), or point --stubs at yours)")
+        }
         if daemon.isProxying, let environments = daemon.environments {
             let summary = environments.activeSummary
             logger.info("forwarding requests no stub answers: \(summary)")
         } else if offline {
             logger.info("offline: no upstream connection will be opened; misses are 404s, kept in the journal")
         }
+        var readyFileError: (any Error)?
         try daemon.run {
             let index = daemon.registry.index
             if logLevel != .silent {
@@ -225,6 +246,19 @@ struct Serve: ParsableCommand {
                         + "(\(index.count) stubs from \(daemon.registry.fileCount) files in \(sources.stubs), "
                         + "\(configuration.http.threads) threads)")
             }
+            if let readyFile {
+                do {
+                    try ReadyFile(url: daemon.baseURL, port: daemon.port).write(to: readyFile)
+                } catch {
+                    // A harness waiting for the file would wait in vain: stop and say why.
+                    readyFileError = error
+                    kill(getpid(), SIGTERM)
+                }
+            }
+        }
+        if let readyFileError {
+            Console.error("orrery: could not write the ready file \(readyFile ?? ""): \(readyFileError)")
+            throw ExitCode(1)
         }
     }
 }

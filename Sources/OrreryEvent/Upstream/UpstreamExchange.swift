@@ -61,6 +61,7 @@ final class UpstreamExchange {
 
     private func connectAndSend() {
         let upstream = request.upstream
+        watchConnect()
         client.resolve(upstream.host, port: upstream.port) { [self] result in
             guard !isFinished else { return }
             switch result {
@@ -72,19 +73,19 @@ final class UpstreamExchange {
                     return
                 }
                 send(on: connection)
-                watchConnect(connection)
             }
         }
     }
 
-    /// A connect that hangs (a dropped SYN) is given up after the connect timeout, not the response timeout.
-    private func watchConnect(_ connection: UpstreamConnection) {
+    /// A name that does not resolve in time, or a connect that hangs (a dropped SYN), is given up after the connect
+    /// timeout, not the response timeout: the name lookup counts towards it.
+    private func watchConnect() {
         let timeout = client.configuration.connectTimeoutMilliseconds
-        connectDeadline = OneShotTimer(loop: client.loop, afterMilliseconds: timeout) { [weak self, weak connection] in
-            guard let self, let connection, !self.isFinished, self.connection === connection, !connection.isConnected
-            else { return }
+        connectDeadline = OneShotTimer(loop: client.loop, afterMilliseconds: timeout) { [weak self] in
+            guard let self, !self.isFinished, self.connection?.isConnected != true else { return }
+            let stage = self.connection == nil ? "resolve and connect to" : "connect to"
             self.dropConnection()
-            self.finish(.failure(UpstreamFailure(.timeout, "could not connect to \(self.request.upstream.origin) within \(timeout) ms")))
+            self.finish(.failure(UpstreamFailure(.timeout, "could not \(stage) \(self.request.upstream.origin) within \(timeout) ms")))
         }
     }
 

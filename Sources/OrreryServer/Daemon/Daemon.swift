@@ -22,11 +22,12 @@ public final class Daemon: Sendable {
     public init(configuration: DaemonConfiguration, logger: Logger) throws {
         self.configuration = configuration
         self.logger = logger
-        registry = StubRegistry(stubsFolder: configuration.stubsFolder)
+        registry = StubRegistry(stubsFolder: configuration.stubsFolder, allowsMissingFolder: configuration.allowsMissingStubsFolder)
         try registry.reload()
         if let map = try HostMapDecoder.load(path: configuration.hostMapPath) {
             environments = try EnvironmentRegistry(
-                map: map, statePath: configuration.environmentStatePath, override: configuration.environment)
+                map: map, statePath: configuration.environmentStatePath, override: configuration.environment,
+                persistsChoices: configuration.persistsEnvironmentChoices)
         } else if let key = configuration.environment {
             throw EnvironmentError("--env \(key) needs a host map, and there is none at \(configuration.hostMapPath)")
         } else {
@@ -136,6 +137,14 @@ public final class Daemon: Sendable {
             stop()
             control.stop()
         }
+        // The lifeline: a test run that started the daemon holds its standard input; when that run ends, however
+        // it ends (a crash or SIGKILL included), the input closes and the daemon stops as on SIGTERM.
+        let lifeline = try configuration.exitsOnStdinEOF
+            ? EndOfInputWatcher(loop: control, fd: STDIN_FILENO) { [self] in
+                logger.info("standard input closed (--exit-on-stdin-eof), finishing in-flight requests")
+                stop()
+                control.stop()
+            } : nil
         var watcher: RepeatingTimer?
         if configuration.watchIntervalMilliseconds > 0 {
             var fingerprint = registry.watchedFolders.map { FolderFingerprint(folder: $0.folder, excluding: $0.excluding) }
@@ -152,6 +161,7 @@ public final class Daemon: Sendable {
         onReady()
         control.run()
         watcher?.cancel()
+        lifeline?.cancel()
         signals.cancel()
         logger.info("stopped")
     }

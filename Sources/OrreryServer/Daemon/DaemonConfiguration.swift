@@ -22,6 +22,12 @@ public struct DaemonConfiguration: Sendable {
 
     /// Whether misses may go to the host map's upstreams, if there is a host map.
     var forwardsMisses: Bool { isProxyEnabled && !isOffline }
+    /// Whether environment choices are read from and saved to `hosts.state.json` (`--ignore-env-state`: not).
+    public var persistsEnvironmentChoices = true
+    /// A stubs folder that does not exist serves no stubs (with a warning) instead of stopping the start.
+    public var allowsMissingStubsFolder = false
+    /// `--exit-on-stdin-eof`: the daemon stops when its standard input closes (its parent, a test run, has gone).
+    public var exitsOnStdinEOF = false
     /// `--env`: the environment chosen for every configuration that has it.
     public var environment: String?
     /// Timeouts, extra CA, DNS server for upstream requests.

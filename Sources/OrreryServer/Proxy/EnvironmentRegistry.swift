@@ -9,11 +9,17 @@ public final class EnvironmentRegistry: Sendable {
     /// `config/hosts.state.json`.
     public let statePath: String
 
+    /// Whether choices are read from and saved to the state file (`--ignore-env-state` turns it off).
+    public let persistsChoices: Bool
+
     /// - Parameter override: `--env`: chosen for every configuration that has it, over the saved state.
-    public init(map: HostMap, statePath: String, override: String?) throws(EnvironmentError) {
+    public init(map: HostMap, statePath: String, override: String?, persistsChoices: Bool = true) throws(EnvironmentError) {
         self.statePath = statePath
+        self.persistsChoices = persistsChoices
         var saved: [String: EnvironmentChoice] = [:]
-        if let data = FileManager.default.contents(atPath: statePath), let state = try? JSONValue.parse(Array(data)) {
+        if persistsChoices, let data = FileManager.default.contents(atPath: statePath),
+            let state = try? JSONValue.parse(Array(data))
+        {
             saved = Environments.choices(fromState: state)
         }
         var environments = Environments(map: map, choices: saved)
@@ -51,6 +57,7 @@ public final class EnvironmentRegistry: Sendable {
             try environments.choose(choice, forCanonicalHost: host)
             return environments.stateJSON
         }
+        guard persistsChoices else { return }
         do {
             try AtomicFile.write(Array((state.prettyEncoded + "\n").utf8), to: statePath)
         } catch {

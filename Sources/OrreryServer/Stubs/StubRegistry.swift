@@ -34,8 +34,13 @@ public final class StubRegistry: Sendable {
         var pinsMade = 0
     }
 
-    public init(stubsFolder: String) {
+    /// Whether a stubs folder that does not exist is an empty set rather than an error (the default folder, which
+    /// a new project may not have yet; the daemon warns).
+    public let allowsMissingFolder: Bool
+
+    public init(stubsFolder: String, allowsMissingFolder: Bool = false) {
         self.stubsFolder = stubsFolder
+        self.allowsMissingFolder = allowsMissingFolder
         state = Mutex(State(loader: StubLoader(root: stubsFolder)))
     }
 
@@ -113,7 +118,8 @@ public final class StubRegistry: Sendable {
     /// Reads the files; call holding `reloadLock`.
     private func loadFiles() throws(SourceErrors) -> LoadedFiles {
         let (loader, fixtureLoader, isPinned) = state.withLock { ($0.loader, $0.fixtureLoader, $0.fixturePin != nil) }
-        let (loaded, files) = try loader.loadWithFileCount()
+        let (loaded, files) =
+            allowsMissingFolder && !FileSystem.isDirectory(loader.root) ? ([], 0) : try loader.loadWithFileCount()
         let fixtures = isPinned ? nil : try fixtureLoader.map { loader throws(SourceErrors) in try Self.loadFixtures(loader) }
         // Prepared before the lock: compressing bodies must not hold up the event loops picking up an index.
         return LoadedFiles(stubs: prepare(loaded), files: files, fixtures: fixtures.map { (prepare($0.0), $0.1) })
