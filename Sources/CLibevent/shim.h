@@ -51,6 +51,11 @@ static inline long CLibevent_SSL_set_tlsext_host_name(SSL *ssl, const char *name
     return SSL_set_tlsext_host_name(ssl, name);
 }
 
+// Certificates for HTTPS: building X.509 extensions (x509v3.h) and reading and writing PEM (pem.h). ssl.h does not
+// bring in x509v3.h.
+#include <openssl/x509v3.h>
+#include <openssl/pem.h>
+
 // malloc_trim is glibc's and not in Swift's Glibc module: it hands memory malloc keeps after frees back to the
 // system (a large stub set's parse trees, freed once loaded).
 #include <malloc.h>
