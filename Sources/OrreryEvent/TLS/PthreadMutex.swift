@@ -1,6 +1,8 @@
 import Glibc
 
-/// A pthread mutex on the heap (a `pthread_mutex_t` must not move once in use).
+/// A pthread mutex on the heap (a `pthread_mutex_t` must not move once in use). Not `NSLock`: this target
+/// imports no Foundation. Not `Synchronization.Mutex`: ThreadSanitizer intercepts pthread locks, and reports false
+/// races inside `Mutex` on Linux.
 final class PthreadMutex: @unchecked Sendable {
     // @unchecked: the mutex is what makes the callers' state safe to share.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
