@@ -60,6 +60,37 @@ static inline int CLibevent_unsent_bytes(int fd) {
     return ioctl(fd, SIOCOUTQ, &count) == 0 ? count : 0;
 }
 
+// Certificates for HTTPS: building X.509 extensions (x509v3.h) and reading and writing PEM (pem.h). ssl.h does not
+// bring in x509v3.h.
+#include <openssl/x509v3.h>
+#include <openssl/pem.h>
+
+// SSL_CTX_set_tlsext_servername_callback and _arg are macros over SSL_CTX_callback_ctrl and SSL_CTX_ctrl, which
+// Swift cannot see; the callback also needs casting to OpenSSL's generic `void (*)(void)`. It picks the server
+// certificate for each handshake (it runs with and without SNI).
+typedef int (*CLibevent_servername_cb)(SSL *ssl, int *alert, void *arg);
+static inline int CLibevent_SSL_CTX_set_servername_callback(SSL_CTX *ctx, CLibevent_servername_cb cb, void *arg) {
+    if (!SSL_CTX_set_tlsext_servername_arg(ctx, arg)) return 0;
+    return (int)SSL_CTX_set_tlsext_servername_callback(ctx, cb);
+}
+
+// SSL_CTX_set_min_proto_version is a macro over SSL_CTX_ctrl: the TLS server refuses anything older than TLS 1.2.
+static inline int CLibevent_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) {
+    return (int)SSL_CTX_set_min_proto_version(ctx, version);
+}
+
+// Every SSL_OP_* constant is built with the function-like macro SSL_OP_BIT, so Swift imports none of them.
+// No renegotiation: a test server has no use for it, and it is a known denial-of-service lever.
+static inline uint64_t CLibevent_SSL_OP_NO_RENEGOTIATION(void) {
+    return SSL_OP_NO_RENEGOTIATION;
+}
+
+// A client that closes without close_notify reads as an end of file instead of an SSL error (OpenSSL 3 made it
+// one); HTTP frames its own messages, so a truncation cannot pass for a complete request.
+static inline uint64_t CLibevent_SSL_OP_IGNORE_UNEXPECTED_EOF(void) {
+    return SSL_OP_IGNORE_UNEXPECTED_EOF;
+}
+
 // malloc_trim is glibc's and not in Swift's Glibc module: it hands memory malloc keeps after frees back to the
 // system (a large stub set's parse trees, freed once loaded).
 #include <malloc.h>

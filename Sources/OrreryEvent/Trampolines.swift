@@ -155,3 +155,73 @@ enum Trampolines {
         Unmanaged<AnyObject>.fromOpaque(context).release()
     }
 }
+
+// MARK: - TLS server
+
+extension Trampolines {
+    /// OpenSSL's servername callback, run in every handshake, with or without SNI: it puts the certificate on the
+    /// `SSL`. Its context is the session's `SessionFallback`, not the callback argument.
+    static let tlsServername: CLibevent_servername_cb = { ssl, alert, _ in
+        guard let ssl, let box = SSL_get_ex_data(ssl, TLSServerContext.fallbackIndex) else {
+            alert?.pointee = SSL_AD_INTERNAL_ERROR
+            return SSL_TLSEXT_ERR_ALERT_FATAL
+        }
+        let fallback = Unmanaged<SessionFallback>.fromOpaque(box).takeUnretainedValue()
+        guard TLSServerContext.chooseCertificate(ssl, fallback) else {
+            alert?.pointee = SSL_AD_INTERNAL_ERROR
+            return SSL_TLSEXT_ERR_ALERT_FATAL
+        }
+        return SSL_TLSEXT_ERR_OK
+    }
+
+    /// ALPN: `http/1.1` when the client offers it, else no protocol at all (never `h2`, which is not spoken here).
+    static let tlsSelectALPN: SSL_CTX_alpn_select_cb_func = { _, selected, selectedLength, offered, offeredLength, _ in
+        guard let selected, let selectedLength, let offered,
+            let offset = TLSServerContext.http11Offset(in: UnsafeBufferPointer(start: offered, count: Int(offeredLength)))
+        else { return SSL_TLSEXT_ERR_NOACK }
+        // OpenSSL documents pointing into the client's list, which lives through the handshake.
+        selected.pointee = offered + offset + 1
+        selectedLength.pointee = offered[offset]
+        return SSL_TLSEXT_ERR_OK
+    }
+
+    /// Releases a session's `SessionFallback` when OpenSSL frees the `SSL` (called for every `SSL`, with nil for
+    /// those that have none).
+    static let tlsReleaseSessionFallback:
+        @convention(c) (
+            UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutablePointer<CRYPTO_EX_DATA>?, Int32, Int,
+            UnsafeMutableRawPointer?
+        ) -> Void = { _, box, _, _, _, _ in
+            guard let box else { return }
+            Unmanaged<SessionFallback>.fromOpaque(box).release()
+        }
+
+    static let tlsTestServerAccepted:
+        @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<sockaddr>?, Int32, UnsafeMutableRawPointer?) -> Void = {
+            _, fd, _, _, context in
+            guard let context else {
+                close(fd)
+                return
+            }
+            Unmanaged<TLSTestServer>.fromOpaque(context).takeUnretainedValue().accepted(fd)
+        }
+
+    static let tlsTestServerReadable: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, context in
+        guard let context else { return }
+        let connection = Unmanaged<TLSTestServer.Connection>.fromOpaque(context).takeUnretainedValue()
+        withExtendedLifetime(connection) { connection.readable() }
+    }
+
+    static let tlsTestServerWritten: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, context in
+        guard let context else { return }
+        let connection = Unmanaged<TLSTestServer.Connection>.fromOpaque(context).takeUnretainedValue()
+        withExtendedLifetime(connection) { connection.written() }
+    }
+
+    static let tlsTestServerEvent: @convention(c) (OpaquePointer?, Int16, UnsafeMutableRawPointer?) -> Void = {
+        _, what, context in
+        guard let context else { return }
+        let connection = Unmanaged<TLSTestServer.Connection>.fromOpaque(context).takeUnretainedValue()
+        withExtendedLifetime(connection) { connection.event(what) }
+    }
+}

@@ -12,7 +12,7 @@ struct Orrery: ParsableCommand {
             with 'orrery validate'.
             """,
         version: OrreryVersion.current,
-        subcommands: [Serve.self, Validate.self, Export.self, Import.self],
+        subcommands: [Serve.self, Validate.self, Export.self, Import.self, CA.self],
         defaultSubcommand: Serve.self
     )
 }
