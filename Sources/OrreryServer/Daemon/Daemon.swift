@@ -20,6 +20,9 @@ public final class Daemon: Sendable {
     public init(configuration: DaemonConfiguration, logger: Logger) throws {
         self.configuration = configuration
         self.logger = logger
+        Pattern.onAbandonedMatch { [logger] pattern, bytes in
+            logger.warning("regex /\(pattern)/ gave up on a \(bytes)-byte text (too much work): taken as no match")
+        }
         registry = StubRegistry(stubsFolder: configuration.stubsFolder)
         try registry.reload()
         if let map = try HostMapDecoder.load(path: configuration.hostMapPath) {
