@@ -126,7 +126,8 @@ public final class Daemon: Sendable {
                 [self] in
                 let folders = registry.watchedFolders
                 let current = folders.map { FolderFingerprint(folder: $0.folder, excluding: $0.excluding) }
-                guard current != fingerprint else { return }
+                // A listing cut short by a lack of file descriptors says nothing about the files: try again later.
+                guard !current.contains(nil), current != fingerprint else { return }
                 fingerprint = current
                 reload(reason: "files changed under \(folders.map(\.folder).joined(separator: " or "))")
             }
