@@ -64,7 +64,7 @@ final class RegexProgram: Sendable {
     let previousAtStart: UInt32
 
     init(_ pattern: String) throws(RegexSyntaxError) {
-        let root = try RegexParser.parse(pattern)
+        let root = LiteralFacts.withoutOptionalEnds(try RegexParser.parse(pattern))
         let facts = LiteralFacts(root)
         var compiler = Compiler()
         // After an anchored literal prefix, which is compared first, the VM runs only what follows it.
@@ -287,6 +287,20 @@ private struct LiteralFacts {
         }
         if run.count > required.count { required = run }
         if required.count < 2 { required = [] }
+    }
+
+    /// The pattern without the repetitions that may match nothing at its ends (at its start only when it is not
+    /// anchored there): whether a match exists anywhere does not depend on them, since they can always match
+    /// the empty text. `.*\.png$` is searched as `\.png$`, which has a literal to look for.
+    static func withoutOptionalEnds(_ root: RegexNode) -> RegexNode {
+        var items = flatten(root)
+        let count = items.count
+        while case .repetition(_, 0, _)? = items.last { items.removeLast() }
+        if !isAnchoredAtStart(root) {
+            while case .repetition(_, 0, _)? = items.first { items.removeFirst() }
+        }
+        guard items.count != count else { return root }
+        return items.count == 1 ? items[0] : .concatenation(items)
     }
 
     private static func flatten(_ node: RegexNode) -> [RegexNode] {
