@@ -14,8 +14,13 @@
 #   BENCH_ROUNDS     measured runs per server, taken in turns so that all servers see the same machine;
 #                    the run with the median throughput is reported (default 3)
 #   BENCH_REPORT     where to write the Markdown report (default docs/benchmarks.md)
-#   BENCH_CASES      only these cases, e.g. "small-json proxy" (of small-json, proxy, gzip-64k, 100k-stubs,
+#   BENCH_CASES      only these cases, e.g. "small-json proxy" (of pinned, small-json, proxy, gzip-64k, 100k-stubs,
 #                    memory); a partial run prints its report without writing one unless BENCH_REPORT is set
+#
+# The pinned case runs each server on CPU 0 and wrk on CPU 1 (taskset), so that CPU per request is the server's
+# own: stub replay against the C reference and nginx (`return 200`, one worker), the same pipelined 16 deep, and
+# the proxy against nginx as a reverse proxy (the upstream shares CPU 1 with wrk). The other cases leave both
+# unpinned on the two cores, as users run them.
 #
 # Everything listens on 127.0.0.1 only; every server started here is stopped on exit.
 # Progress goes to stderr, the Markdown result to stdout and to $BENCH_REPORT.
@@ -30,7 +35,7 @@ WRK_CONNECTIONS=${WRK_CONNECTIONS:-32}
 WRK_DURATION=${WRK_DURATION:-5s}
 ROUNDS=${BENCH_ROUNDS:-3}
 WRK_WARMUP=${WRK_WARMUP:-2s}
-CASES=${BENCH_CASES:-small-json proxy gzip-64k 100k-stubs memory}
+CASES=${BENCH_CASES:-pinned small-json proxy gzip-64k 100k-stubs memory}
 if [[ -n ${BENCH_CASES:-} ]]; then REPORT_FILE=${BENCH_REPORT:-}; else REPORT_FILE=${BENCH_REPORT:-docs/benchmarks.md}; fi
 HOST=127.0.0.1
 READY_TIMEOUT=30          # seconds a server may take to answer its first request
@@ -40,8 +45,8 @@ log() { printf '==> %s\n' "$*" >&2; }
 wants() { [[ " $CASES " == *" $1 "* ]]; }
 die() { printf 'bench.sh: error: %s\n' "$*" >&2; exit 1; }
 for case_name in $CASES; do
-    [[ " small-json proxy gzip-64k 100k-stubs memory " == *" $case_name "* ]] \
-        || die "unknown case '$case_name' in BENCH_CASES (small-json, proxy, gzip-64k, 100k-stubs, memory)"
+    [[ " pinned small-json proxy gzip-64k 100k-stubs memory " == *" $case_name "* ]] \
+        || die "unknown case '$case_name' in BENCH_CASES (pinned, small-json, proxy, gzip-64k, 100k-stubs, memory)"
 done
 (( ROUNDS >= 1 )) || die "BENCH_ROUNDS must be at least 1"
 
@@ -167,12 +172,16 @@ rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
 
 port_of() { local hp=${1#*://}; hp=${hp%%/*}; echo "${hp##*:}"; }
 
+# The command prefix that pins wrk (WRK_PIN) and servers (SERVER_PIN) in the pinned case; empty elsewhere.
+WRK_PIN=()
+SERVER_PIN=()
+
 # run_wrk DURATION URL [EXTRA_WRK_ARGS...] > output
 run_wrk() {
     local duration=$1 url=$2
     shift 2
     local limit=$(( $(duration_seconds "$duration") + 30 ))
-    timeout "$limit" wrk -t"$WRK_THREADS" -c"$WRK_CONNECTIONS" -d"$duration" --latency "$@" "$url" \
+    timeout "$limit" "${WRK_PIN[@]}" wrk -t"$WRK_THREADS" -c"$WRK_CONNECTIONS" -d"$duration" --latency "$@" "$url" \
         || die "wrk failed or timed out against $url"
 }
 
@@ -220,18 +229,70 @@ measure() {
 REPORT=""
 emit() { REPORT+="$*"$'\n'; }
 
-# run_case NAME "LABEL URL"... [-- EXTRA_WRK_ARGS...]
+# nginx_config NAME PORT SERVER_BODY [HTTP_BODY]: writes $WORK/NAME/nginx.conf, one process (master_process off)
+# so that its CPU is all in the pid measured, listening on PORT with SERVER_BODY inside its server block and
+# HTTP_BODY beside it.
+nginx_config() {
+    local name=$1 port=$2 body=$3 http_body=${4:-}
+    mkdir -p "$WORK/$name"
+    cat >"$WORK/$name/nginx.conf" <<CONF
+daemon off;
+master_process off;
+worker_processes 1;
+pid $WORK/$name/nginx.pid;
+error_log $WORK/$name/error.log error;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    client_body_temp_path $WORK/$name/body;
+    proxy_temp_path $WORK/$name/proxy;
+    fastcgi_temp_path $WORK/$name/fastcgi;
+    uwsgi_temp_path $WORK/$name/uwsgi;
+    scgi_temp_path $WORK/$name/scgi;
+$http_body
+    server {
+        listen $HOST:$port;
+$body
+    }
+}
+CONF
+}
+
+# nginx_proxy NAME PORT UPSTREAM_PORT: nginx as a reverse proxy on PORT in front of 127.0.0.1:UPSTREAM_PORT,
+# keeping upstream connections alive.
+nginx_proxy() {
+    nginx_config "$1" "$2" "$(nginx_proxy_location)" "    upstream backend { server $HOST:$3; keepalive 64; }"
+}
+
+nginx_proxy_location() {
+    cat <<BODY
+        location / {
+            proxy_pass http://backend;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            proxy_set_header X-Forwarded-For \$remote_addr;
+            proxy_set_header Via "1.1 nginx";
+            add_header Via "1.1 nginx";
+        }
+BODY
+}
+
+# run_case NAME "LABEL URL [WRK_SCRIPT]"... [-- EXTRA_WRK_ARGS...]
 # Benchmarks each server in turn on its URL (servers must already be running, see
 # start_server) and appends a Markdown section to REPORT: one row per server, then
-# orrery's ratio against every other row.  One label must be "orrery".
+# orrery's ratio against every other row.  One label must be "orrery".  A row's wrk
+# script (wrk -s) applies to that row alone.
 run_case() {
     local name=$1
     shift
-    local -a labels=() urls=() extra=()
+    local -a labels=() urls=() scripts=() extra=()
+    local -a fields
     while (( $# )); do
         if [[ $1 == -- ]]; then shift; extra=("$@"); break; fi
-        labels+=("${1%% *}")
-        urls+=("${1#* }")
+        read -ra fields <<<"$1"
+        labels+=("${fields[0]}")
+        urls+=("${fields[1]}")
+        scripts+=("${fields[2]:-}")
         shift
     done
     log "case $name"
@@ -245,7 +306,9 @@ run_case() {
     local round
     for (( round = 1; round <= ROUNDS; round++ )); do
         for i in "${!urls[@]}"; do
-            runs[${labels[$i]}]+="$(measure "$name-${labels[$i]}" "$round" "${urls[$i]}" "${extra[@]}")"$'\n'
+            local -a row_args=("${extra[@]}")
+            [[ -z ${scripts[$i]} ]] || row_args+=(-s "${scripts[$i]}")
+            runs[${labels[$i]}]+="$(measure "$name-${labels[$i]}" "$round" "${urls[$i]}" "${row_args[@]}")"$'\n'
         done
     done
     for i in "${!urls[@]}"; do
@@ -321,6 +384,59 @@ REFERENCE_PORT=$(free_port)
 start_server reference "$REFERENCE_PORT" "$WORK/reference-server" --host "$HOST" --port "$REFERENCE_PORT" \
     --threads "$THREADS" --body "$WORK/body.json" --content-type application/json
 
+# Pinned: every server on CPU 0, wrk on CPU 1, so CPU per request is the server's own and not shared with wrk.
+if wants pinned; then
+(( $(nproc) >= 2 )) || die "the pinned case needs two CPUs (leave it out with BENCH_CASES)"
+command -v taskset >/dev/null || die "taskset not found (util-linux)"
+command -v nginx >/dev/null || die "the pinned case compares with nginx, which is not installed"
+SERVER_PIN=(taskset -c 0)
+WRK_PIN=(taskset -c 1)
+PIN_ORRERY_PORT=$(free_port)
+start_server orrery-pinned "$PIN_ORRERY_PORT" "${SERVER_PIN[@]}" "$ORRERY" serve --host "$HOST" --port "$PIN_ORRERY_PORT" \
+    --stubs "$WORK/stubs" --config "$WORK/config" --threads 1 --log-level error
+PIN_REFERENCE_PORT=$(free_port)
+start_server reference-pinned "$PIN_REFERENCE_PORT" "${SERVER_PIN[@]}" "$WORK/reference-server" --host "$HOST" \
+    --port "$PIN_REFERENCE_PORT" --threads 1 --body "$WORK/body.json" --content-type application/json
+PIN_NGINX_PORT=$(free_port)
+nginx_config nginx-return "$PIN_NGINX_PORT" "        location / { default_type application/json; return 200 '{\"ok\":true}'; }"
+start_server nginx-return "$PIN_NGINX_PORT" "${SERVER_PIN[@]}" nginx -p "$WORK/nginx-return" -c "$WORK/nginx-return/nginx.conf"
+run_case pinned-stub "reference http://$HOST:$PIN_REFERENCE_PORT/bench" "nginx http://$HOST:$PIN_NGINX_PORT/bench" \
+    "orrery http://$HOST:$PIN_ORRERY_PORT/bench"
+
+# 16 requests written at once per connection, as wrk's pipeline example does; wrk counts each answer.
+cat >"$WORK/pipeline.lua" <<'LUA'
+init = function(args)
+    local requests = {}
+    for i = 1, 16 do requests[i] = wrk.format(nil, wrk.path) end
+    pipelined = table.concat(requests)
+end
+request = function() return pipelined end
+LUA
+run_case pinned-pipelined "unpipelined http://$HOST:$PIN_ORRERY_PORT/bench" \
+    "nginx-pipelined http://$HOST:$PIN_NGINX_PORT/bench $WORK/pipeline.lua" \
+    "orrery http://$HOST:$PIN_ORRERY_PORT/bench $WORK/pipeline.lua"
+
+# The proxy: the upstream on CPU 1 beside wrk, Orrery and nginx (a reverse proxy) on CPU 0 in front of it.
+PIN_UPSTREAM_PORT=$(free_port)
+start_server upstream-pinned "$PIN_UPSTREAM_PORT" "${WRK_PIN[@]}" "$WORK/reference-server" --host "$HOST" \
+    --port "$PIN_UPSTREAM_PORT" --threads 1 --body "$WORK/body.json" --content-type application/json
+mkdir -p "$WORK/pinned-proxy-stubs" "$WORK/pinned-proxy-config"
+cat >"$WORK/pinned-proxy-config/hosts.json" <<JSON
+{"configurations": [{"canonical_host": "upstream.bench", "canonical_protocol": "http", "release_key": "PROD",
+  "hosts": [{"key": "PROD", "host": "$HOST:$PIN_UPSTREAM_PORT", "protocol": "http"}]}]}
+JSON
+PIN_PROXY_PORT=$(free_port)
+start_server orrery-proxy-pinned "$PIN_PROXY_PORT" "${SERVER_PIN[@]}" "$ORRERY" serve --host "$HOST" --port "$PIN_PROXY_PORT" \
+    --stubs "$WORK/pinned-proxy-stubs" --config "$WORK/pinned-proxy-config" --threads 1 --log-level error
+PIN_NGINX_PROXY_PORT=$(free_port)
+nginx_proxy nginx-proxy-pinned "$PIN_NGINX_PROXY_PORT" "$PIN_UPSTREAM_PORT"
+start_server nginx-proxy-pinned "$PIN_NGINX_PROXY_PORT" "${SERVER_PIN[@]}" nginx -p "$WORK/nginx-proxy-pinned" \
+    -c "$WORK/nginx-proxy-pinned/nginx.conf"
+run_case pinned-proxy "nginx http://$HOST:$PIN_NGINX_PROXY_PORT/bench" "orrery http://$HOST:$PIN_PROXY_PORT/bench"
+SERVER_PIN=()
+WRK_PIN=()
+fi
+
 # The same stubs with the journal off, and with a traffic log besides the journal, against the default
 # (journal on): what capturing every exchange costs.
 if wants small-json; then
@@ -351,36 +467,7 @@ start_server orrery-proxy "$PROXY_PORT" "$ORRERY" serve --host "$HOST" --port "$
 proxy_rows=("upstream-direct http://$HOST:$REFERENCE_PORT/bench")
 if command -v nginx >/dev/null; then
     NGINX_PORT=$(free_port)
-    mkdir -p "$WORK/nginx"
-    # One process (master_process off), so its CPU is all in the pid measured.
-    cat >"$WORK/nginx/nginx.conf" <<CONF
-daemon off;
-master_process off;
-worker_processes 1;
-pid $WORK/nginx/nginx.pid;
-error_log $WORK/nginx/error.log error;
-events { worker_connections 4096; }
-http {
-    access_log off;
-    client_body_temp_path $WORK/nginx/body;
-    proxy_temp_path $WORK/nginx/proxy;
-    fastcgi_temp_path $WORK/nginx/fastcgi;
-    uwsgi_temp_path $WORK/nginx/uwsgi;
-    scgi_temp_path $WORK/nginx/scgi;
-    upstream backend { server $HOST:$REFERENCE_PORT; keepalive 64; }
-    server {
-        listen $HOST:$NGINX_PORT;
-        location / {
-            proxy_pass http://backend;
-            proxy_http_version 1.1;
-            proxy_set_header Connection "";
-            proxy_set_header X-Forwarded-For \$remote_addr;
-            proxy_set_header Via "1.1 nginx";
-            add_header Via "1.1 nginx";
-        }
-    }
-}
-CONF
+    nginx_proxy nginx "$NGINX_PORT" "$REFERENCE_PORT"
     start_server nginx "$NGINX_PORT" nginx -p "$WORK/nginx" -c "$WORK/nginx/nginx.conf"
     proxy_rows+=("nginx http://$HOST:$NGINX_PORT/bench")
 else
@@ -509,6 +596,12 @@ target() {
     TARGETS+="| $label | $value$unit | ${shown/<=/≤} $limit$unit | $met |"$'\n'
 }
 ratio() { local -a parts=(${RATIO[$1]:-}); echo "${parts[$2]:-}"; }
+if wants pinned; then
+    target "pinned: stub throughput / C reference" "$(ratio pinned-stub/reference 0)" ">=" 1.3 ×
+    target "pinned: stub CPU per request / nginx" "$(ratio pinned-stub/nginx 1)" "<=" 1.25 ×
+    target "pinned: pipelined 16 deep / unpipelined throughput" "$(ratio pinned-pipelined/unpipelined 0)" ">=" 2 ×
+    target "pinned: proxy throughput / nginx reverse proxy" "$(ratio pinned-proxy/nginx 0)" ">=" 1.2 ×
+fi
 if wants small-json; then
     target "small JSON stub: throughput / C reference" "$(ratio small-json/reference 0)" ">=" 0.95 ×
     target "small JSON stub: CPU per request / C reference" "$(ratio small-json/reference 1)" "<=" 1.1 ×

@@ -51,6 +51,15 @@ static inline long CLibevent_SSL_set_tlsext_host_name(SSL *ssl, const char *name
     return SSL_set_tlsext_host_name(ssl, name);
 }
 
+// SIOCOUTQ through ioctl, a variadic function Swift cannot call: the bytes a socket has not yet had acknowledged.
+// A closing connection whose answer has all reached the client can be closed without waiting (see ServerConnection).
+#include <sys/ioctl.h>
+#include <linux/sockios.h>
+static inline int CLibevent_unsent_bytes(int fd) {
+    int count = 0;
+    return ioctl(fd, SIOCOUTQ, &count) == 0 ? count : 0;
+}
+
 // malloc_trim is glibc's and not in Swift's Glibc module: it hands memory malloc keeps after frees back to the
 // system (a large stub set's parse trees, freed once loaded).
 #include <malloc.h>

@@ -26,3 +26,30 @@ enum Sockets {
         _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
     }
 }
+
+extension Sockets {
+    /// The address of a connected socket's peer, as text (`127.0.0.1`, `::1`); empty when it cannot be read.
+    static func peerAddress(of fd: Int32) -> String {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let status = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &length) }
+        }
+        guard status == 0 else { return "" }
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        withUnsafePointer(to: &storage) { pointer in
+            if Int32(pointer.pointee.ss_family) == AF_INET6 {
+                pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { address in
+                    var bytes = address.pointee.sin6_addr
+                    _ = inet_ntop(AF_INET6, &bytes, &text, socklen_t(text.count))
+                }
+            } else {
+                pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { address in
+                    var bytes = address.pointee.sin_addr
+                    _ = inet_ntop(AF_INET, &bytes, &text, socklen_t(text.count))
+                }
+            }
+        }
+        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

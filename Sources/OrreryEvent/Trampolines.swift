@@ -48,31 +48,49 @@ enum Trampolines {
         withExtendedLifetime(timer) { timer.fire() }
     }
 
-    static let httpRequest: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { request, context in
-        guard let request, let context else { return }
-        Unmanaged<HTTPWorker>.fromOpaque(context).takeUnretainedValue().handle(request)
-    }
+    // MARK: - Server
 
-    /// evhttp asks for each new connection's bufferevent here, which lets Orrery watch what is written to it.
-    static let makeBufferevent: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> OpaquePointer? = {
-        base, context in
-        guard let base, let context else { return nil }
-        return Unmanaged<HTTPWorker>.fromOpaque(context).takeUnretainedValue().makeBufferevent(base)
-    }
-
-    static let outputChanged:
-        @convention(c) (OpaquePointer?, UnsafePointer<evbuffer_cb_info>?, UnsafeMutableRawPointer?) -> Void = {
-            buffer, info, context in
-            guard let buffer, let info, let context else { return }
-            Unmanaged<HTTPWorker>.fromOpaque(context).takeUnretainedValue().outputChanged(buffer, info.pointee)
+    static let serverAccepted:
+        @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<sockaddr>?, Int32, UnsafeMutableRawPointer?) -> Void = {
+            _, fd, _, _, context in
+            guard let context else {
+                close(fd)
+                return
+            }
+            Unmanaged<Listener>.fromOpaque(context).takeUnretainedValue().worker.accepted(fd)
         }
 
-    static let inputChanged:
-        @convention(c) (OpaquePointer?, UnsafePointer<evbuffer_cb_info>?, UnsafeMutableRawPointer?) -> Void = {
-            _, info, context in
-            guard let info, let context else { return }
-            Unmanaged<HTTPWorker>.fromOpaque(context).takeUnretainedValue().inputChanged(info.pointee)
-        }
+    static let serverAcceptFailed: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, context in
+        let errorCode = errno
+        guard let context else { return }
+        Unmanaged<Listener>.fromOpaque(context).takeUnretainedValue().worker.acceptFailed(errorCode: errorCode)
+    }
+
+    static let serverReadable: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = { _, _, context in
+        guard let context else { return }
+        let connection = Unmanaged<ServerConnection>.fromOpaque(context).takeUnretainedValue()
+        withExtendedLifetime(connection) { connection.readable() }
+    }
+
+    static let serverTimer: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = { _, _, context in
+        guard let context else { return }
+        let connection = Unmanaged<ServerConnection>.fromOpaque(context).takeUnretainedValue()
+        withExtendedLifetime(connection) { connection.timerFired() }
+    }
+
+    /// The connection's bufferevent wrote all it held (its write low-water mark is 0).
+    static let serverOutputDrained: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, context in
+        guard let context else { return }
+        let connection = Unmanaged<ServerConnection>.fromOpaque(context).takeUnretainedValue()
+        withExtendedLifetime(connection) { connection.outputDrained() }
+    }
+
+    static let serverConnectionEvent: @convention(c) (OpaquePointer?, Int16, UnsafeMutableRawPointer?) -> Void = {
+        _, what, context in
+        guard let context else { return }
+        let connection = Unmanaged<ServerConnection>.fromOpaque(context).takeUnretainedValue()
+        withExtendedLifetime(connection) { connection.bufferevent(event: what) }
+    }
 
     static let addressResolved: @convention(c) (Int32, UnsafeMutablePointer<addrinfo>?, UnsafeMutableRawPointer?) -> Void = {
         status, result, context in
@@ -121,11 +139,6 @@ enum Trampolines {
         side, what, context in
         guard let side, let context else { return }
         Unmanaged<Tunnel>.fromOpaque(context).takeUnretainedValue().event(side, what)
-    }
-
-    static let tunnelClientClosed: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, context in
-        guard let context else { return }
-        Unmanaged<Tunnel>.fromOpaque(context).takeUnretainedValue().clientConnectionFreed()
     }
 
     /// Releases a payload that libevent was sending by reference, once libevent is done with it.

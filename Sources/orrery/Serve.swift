@@ -47,6 +47,24 @@ struct Serve: ParsableCommand {
     @Option(help: ArgumentHelp("Longest request target accepted, in bytes; longer ones get 414.", valueName: "bytes"))
     var maxUriLength = 8 * 1024
 
+    @Option(help: ArgumentHelp("Close a kept-alive connection after it has been idle this long (ms, or 30s, 2m).", valueName: "time"))
+    var idleTimeout = Milliseconds(60_000)
+
+    @Option(help: ArgumentHelp("A request's head must arrive within this time of its first byte; else 408 (ms, or 10s).", valueName: "time"))
+    var headerTimeout = Milliseconds(10_000)
+
+    @Option(help: ArgumentHelp("A request body may pause this long between reads; else 408 (ms, or 30s).", valueName: "time"))
+    var bodyTimeout = Milliseconds(30_000)
+
+    @Option(help: ArgumentHelp("Connections open at once per event loop; at the limit a loop accepts again once one closes.", valueName: "n"))
+    var maxConnections = 10_000
+
+    @Option(
+        help: ArgumentHelp(
+            "On SIGTERM or SIGINT, wait at most this long for answers under way (seconds, or 500ms); exit as soon as none is.",
+            valueName: "time"))
+    var drainTimeout = Seconds(5)
+
     @Option(help: ArgumentHelp("Environment key (PROD, QA, DEV, ...) to send to, for every configuration of the host map that has it; overrides the saved choice.", valueName: "key"))
     var env: String?
 
@@ -123,6 +141,10 @@ struct Serve: ParsableCommand {
         guard journalEntries >= 0, journalBytes >= 0, journalBodyLimit >= 0 else {
             throw ValidationError("Journal limits must not be negative.")
         }
+        guard idleTimeout.value > 0, headerTimeout.value > 0, bodyTimeout.value > 0 else {
+            throw ValidationError("--idle-timeout, --header-timeout and --body-timeout must be positive.")
+        }
+        guard maxConnections > 0 else { throw ValidationError("--max-connections must be positive.") }
         guard maxBodySize > 0, maxHeaderSize > 0, maxUriLength > 0 else {
             throw ValidationError("Size limits must be positive.")
         }
@@ -143,6 +165,11 @@ struct Serve: ParsableCommand {
         configuration.http.maxBodyBytes = maxBodySize
         configuration.http.maxHeaderBytes = maxHeaderSize
         configuration.http.maxURILength = maxUriLength
+        configuration.http.idleTimeoutMilliseconds = idleTimeout.value
+        configuration.http.headerTimeoutMilliseconds = headerTimeout.value
+        configuration.http.bodyTimeoutMilliseconds = bodyTimeout.value
+        configuration.http.maxConnectionsPerLoop = maxConnections
+        configuration.drainTimeoutMilliseconds = drainTimeout.milliseconds
         configuration.stubsFolder = sources.stubs
         configuration.configFolder = sources.config
         configuration.logLevel = logLevel

@@ -185,7 +185,7 @@ struct OfflineLiveTests {
             #expect(body["offline"] as? Bool == true)
             #expect((body["message"] as? String)?.contains("offline") == true)
             #expect(((body["closestStubs"] as? [[String: Any]])?.first?["name"] as? String) == "user")
-            let tunnel = try RawSocket.exchange(port: server.port, "CONNECT 127.0.0.1:\(port) HTTP/1.1\r\n\r\n", timeout: 2)
+            let tunnel = try RawSocket.exchange(port: server.port, "CONNECT 127.0.0.1:\(port) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n", timeout: 2)
             #expect(tunnel.hasPrefix("HTTP/1.1 404"))
             #expect(try await server.request("/users/1").status == 200)
 

@@ -89,19 +89,19 @@ struct TunnelLiveTests {
         let map = hostMap([("PROD", "127.0.0.1:\(plain.port)", "http")])
         try await LiveServer.with(files: ["config/hosts.json": map]) { (server: LiveServer) async throws in
             let connection = try RawConnection(port: server.port)
-            connection.send("CONNECT 127.0.0.1:\(closedPort) HTTP/1.1\r\n\r\n")
+            connection.send("CONNECT 127.0.0.1:\(closedPort) HTTP/1.1\r\nHost: 127.0.0.1:\(closedPort)\r\n\r\n")
             let down = try Self.readResponse(from: connection)
             #expect(down.hasPrefix("HTTP/1.1 502"))
             #expect(down.contains("X-Orrery-Error: hostConnectionError"))
             #expect(down.contains("\"upstream\": \"127.0.0.1:\(closedPort)\""))
 
-            connection.send("CONNECT api.example.com HTTP/1.1\r\n\r\n")
+            connection.send("CONNECT api.example.com HTTP/1.1\r\nHost: api.example.com\r\n\r\n")
             let noPort = try Self.readResponse(from: connection)
             #expect(noPort.hasPrefix("HTTP/1.1 400"))
             #expect(noPort.contains("X-Orrery-Error: badConnectTarget"))
 
             // The same connection then opens a tunnel that works.
-            connection.send("CONNECT 127.0.0.1:\(plain.port) HTTP/1.1\r\n\r\nGET /echo HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            connection.send("CONNECT 127.0.0.1:\(plain.port) HTTP/1.1\r\nHost: 127.0.0.1:\(plain.port)\r\n\r\nGET /echo HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
             let (bytes, closed) = connection.readToEnd()
             let after = String(decoding: bytes, as: UTF8.self)
             #expect(closed)
@@ -111,7 +111,7 @@ struct TunnelLiveTests {
         try await LiveServer.with(files: ["config/hosts.json": map], configure: { $0.isProxyEnabled = false }) {
             (server: LiveServer) async throws in
             let connection = try RawConnection(port: server.port)
-            connection.send("CONNECT 127.0.0.1:\(plain.port) HTTP/1.1\r\n\r\n")
+            connection.send("CONNECT 127.0.0.1:\(plain.port) HTTP/1.1\r\nHost: 127.0.0.1:\(plain.port)\r\n\r\n")
             let off = try Self.readResponse(from: connection)
             #expect(off.hasPrefix("HTTP/1.1 404"))
             #expect(off.contains("forwarding is off"))

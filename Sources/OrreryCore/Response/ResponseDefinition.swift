@@ -1,14 +1,57 @@
-/// The response side of a stub, as written: status, headers and the body bytes (read once at load time).
+/// The response side of a stub, as written: status, headers and the body bytes (read once at load time), and what
+/// is decided per request (a template, a page, a delay drawn at random, a bandwidth limit, a fault).
 public struct ResponseDefinition: Sendable, Equatable {
     public var status: Int
     public var headers: HTTPHeaders
-    /// The body as a client that accepts no encoding gets it (a recorded gzip body is stored decoded).
+    /// The body as a client that accepts no encoding gets it (a recorded gzip body is stored decoded); empty for a
+    /// body made per request (`template`, `pagination`).
     public var body: [UInt8]
-    /// Milliseconds to wait before answering.
-    public var delayMilliseconds: Int
     /// `encoding:` in a stub: nil leaves it to Orrery (gzip for text worth it); a coding is applied for clients
     /// that accept it and nothing else is added, as a recording replays.
     public var encoding: ContentCoding?
+    /// What few responses have, in an array of at most one: 8 bytes in a plain response instead of the 150 its
+    /// fields take (100,000 stubs hold one response each).
+    private var extrasStorage: [Extras] = []
+
+    /// The parts of a response that are decided per request or that few stubs have.
+    struct Extras: Sendable, Equatable {
+        var delay: Delay?
+        var template: ResponseTemplate?
+        var pagination: Pagination?
+        var throttle: Throttle?
+        var fault: Fault?
+    }
+
+    private var extras: Extras {
+        get { extrasStorage.first ?? Extras() }
+        set { extrasStorage = newValue == Extras() ? [] : [newValue] }
+    }
+
+    /// How long to wait before answering.
+    public var delay: Delay? {
+        get { extras.delay }
+        set { extras.delay = newValue }
+    }
+    /// `template: true`: the body and header values, compiled; rendered per request.
+    public var template: ResponseTemplate? {
+        get { extras.template }
+        set { extras.template = newValue }
+    }
+    /// `paginate:`: the body is a page of a collection, chosen per request.
+    public var pagination: Pagination? {
+        get { extras.pagination }
+        set { extras.pagination = newValue }
+    }
+    /// `throttle:`: a bandwidth limit.
+    public var throttle: Throttle? {
+        get { extras.throttle }
+        set { extras.throttle = newValue }
+    }
+    /// `fault:`: a broken answer instead of (or, for `truncatedBody`, in the middle of) this one.
+    public var fault: Fault? {
+        get { extras.fault }
+        set { extras.fault = newValue }
+    }
 
     public init(
         status: Int = 200, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = [], delayMilliseconds: Int = 0,
@@ -17,8 +60,27 @@ public struct ResponseDefinition: Sendable, Equatable {
         self.status = status
         self.headers = headers
         self.body = body
-        self.delayMilliseconds = delayMilliseconds
         self.encoding = encoding
+        delay = delayMilliseconds > 0 ? .fixed(milliseconds: delayMilliseconds) : nil
+    }
+
+    /// A fixed delay in milliseconds; 0 for none, and for a delay drawn per request (see `dynamic`).
+    public var delayMilliseconds: Int {
+        get { delay?.fixedMilliseconds ?? 0 }
+        set { delay = newValue > 0 ? .fixed(milliseconds: newValue) : nil }
+    }
+
+    /// Whether the body is made per request, so that it cannot be encoded (or compressed) once at load time.
+    public var isDynamic: Bool { template != nil || pagination != nil }
+
+    /// What the server decides per request for this response; nil for a response sent as prepared (a fixed delay
+    /// included, which `PreparedResponse.delayMilliseconds` carries).
+    public var dynamic: DynamicResponse? {
+        let isRandomDelay = delay.map { $0.fixedMilliseconds == nil } ?? false
+        guard isDynamic || isRandomDelay || throttle != nil || fault != nil else { return nil }
+        return DynamicResponse(
+            status: status, headers: headers, template: template, pagination: pagination, delay: delay,
+            throttle: throttle, fault: fault)
     }
 }
 
@@ -53,6 +115,12 @@ public struct PreparedResponse: Sendable {
     /// The coding of `encodedBody` (gzip unless a stub asked for deflate).
     public let coding: ContentCoding
     public let delayMilliseconds: Int
+    /// The whole answer as bytes, head and body, for clients that take no encoding and for those that take
+    /// `coding`: what the server writes, with only the end of the head (`Date`, `Connection`) added.
+    public let encoded: EncodedResponse
+    public let encodedCompressed: EncodedResponse?
+    /// What is decided per request (template, page, random delay, throttle, fault); nil for a response sent as is.
+    public let dynamic: DynamicResponse?
 
     /// Bodies smaller than this go out as they are: the gzip header and the CPU would cost more than they save.
     public static let minimumCompressibleSize = 256
@@ -64,6 +132,7 @@ public struct PreparedResponse: Sendable {
         status = definition.status
         reason = HTTPStatusCode.reasonPhrase(for: definition.status)
         delayMilliseconds = definition.delayMilliseconds
+        dynamic = definition.dynamic
         body = Payload(definition.body)
         var headers = definition.headers
         var compressed: [UInt8]?
@@ -98,6 +167,21 @@ public struct PreparedResponse: Sendable {
             encodedHeaders = headers
         }
         self.headers = headers
+        // A recorded answer to HEAD keeps the length its GET would have had.
+        let declaredLength = definition.body.isEmpty ? headers["Content-Length"].flatMap { Int($0) } : nil
+        encoded = EncodedResponse(status: status, reason: reason, headers: headers, body: body, contentLength: declaredLength)
+        if let encodedBody {
+            encodedCompressed = EncodedResponse(status: definition.status, reason: reason, headers: encodedHeaders, body: encodedBody)
+        } else {
+            encodedCompressed = nil
+        }
+    }
+
+    /// The answer as it goes out to a request with these headers: the encoded variant when the client accepts it.
+    @inline(__always)
+    public func encoded(for requestHeaders: HTTPHeaders) -> EncodedResponse {
+        if let encodedCompressed, Self.accepts(coding, requestHeaders["Accept-Encoding"]) { return encodedCompressed }
+        return encoded
     }
 
     /// The headers and body for a request with these headers (its `Accept-Encoding`, read only when there is an

@@ -42,6 +42,11 @@ public final class IndexedStub: Sendable {
         return sequence[max(0, min(position, sequence.count - 1))]
     }
 
+    /// The values of the path parameters (`{id}`) in a request this stub answered, for its templates.
+    public func parameters(for request: HTTPRequest) -> PathParameters {
+        stub.request.pathParameters(request)
+    }
+
     /// Starts a sequence again from its first response.
     public func rewind() {
         answered?.value.store(0, ordering: .relaxed)

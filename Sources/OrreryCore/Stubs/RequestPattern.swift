@@ -10,11 +10,23 @@ public enum URLMatcher: Sendable {
     case urlPattern(Pattern)
     /// A regex over the decoded path alone.
     case pathPattern(Pattern)
+    /// A path with parameters (`/users/{id}`); the query is free.
+    case pathTemplate(PathTemplate)
+    /// A path with parameters and a query, the query parameters in any order.
+    case urlTemplate(PathTemplate, query: [QueryItem])
 
     /// The path an index can look the stub up by; nil for patterns and `any`.
     public var exactPath: String? {
         switch self {
         case .path(let path), .url(let path, _): path
+        default: nil
+        }
+    }
+
+    /// The path template the stub is looked up by; nil for the other kinds.
+    public var pathTemplate: PathTemplate? {
+        switch self {
+        case .pathTemplate(let template), .urlTemplate(let template, _): template
         default: nil
         }
     }
@@ -76,6 +88,9 @@ public struct RequestPattern: Sendable {
         case .urlPattern, .pathPattern: score += 10
         case .path: score += 40
         case .url: score += 45
+        // Below an exact path, above a regex; more literal segments make a more specific template.
+        case .pathTemplate(let template): score += template.isPrefix ? 10 : 20 + min(template.literalSegmentCount, 10)
+        case .urlTemplate(let template, _): score += 25 + min(template.literalSegmentCount, 10)
         }
         if method != nil { score += 20 }
         if host != nil { score += 10 }
@@ -113,7 +128,7 @@ public struct RequestPattern: Sendable {
         for (name, matcher) in query {
             let values = request.queryValues(named: name)
             if !matcher.matches(values),
-                note(Mismatch(field: "query", name: name, expected: matcher.description, actual: values.first))
+                note(Mismatch(field: "query", name: name, expected: matcher.explanation(values), actual: values.first))
             {
                 return found
             }
@@ -121,14 +136,17 @@ public struct RequestPattern: Sendable {
         for (name, matcher) in headers {
             let values = request.headers.all(named: name)
             if !matcher.matches(values),
-                note(Mismatch(field: "header", name: name, expected: matcher.description, actual: values.first))
+                note(Mismatch(field: "header", name: name, expected: matcher.explanation(values), actual: values.first))
             {
                 return found
             }
         }
-        for matcher in body where !matcher.matches(request.body) {
-            let actual = request.body.isEmpty ? nil : String(request.bodyText.prefix(200))
-            if note(Mismatch(field: "body", expected: matcher.description, actual: actual)) { return found }
+        guard !body.isEmpty else { return found }
+        // One view of the body for every matcher: its JSON is parsed once, however many conditions read it.
+        var view = RequestBody(request.body)
+        for matcher in body where !matcher.matches(&view) {
+            let (expected, actual) = matcher.explanation(&view)
+            if note(Mismatch(field: "body", expected: expected, actual: actual)) { return found }
         }
         return found
     }
@@ -151,7 +169,21 @@ public struct RequestPattern: Sendable {
         case .pathPattern(let pattern):
             return pattern.matches(request.path)
                 ? nil : Mismatch(field: "path", expected: "/\(pattern.source)/", actual: request.path)
+        case .pathTemplate(let template):
+            return template.match(request.path) != nil
+                ? nil : Mismatch(field: "path", expected: template.description, actual: request.path)
+        case .urlTemplate(let template, let expectedQuery):
+            if template.match(request.path) != nil && Self.sameItems(expectedQuery, request.query) { return nil }
+            let written = expectedQuery.isEmpty
+                ? template.source
+                : template.source + "?" + expectedQuery.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
+            return Mismatch(field: "url", expected: written, actual: request.pathAndQuery)
         }
+    }
+
+    /// The values of the path parameters in a request the pattern matched (none for a path without parameters).
+    public func pathParameters(_ request: HTTPRequest) -> PathParameters {
+        url.pathTemplate?.match(request.path) ?? PathParameters()
     }
 
     /// Query items compared as a multiset: order does not matter, repeats do. An expected value that is the

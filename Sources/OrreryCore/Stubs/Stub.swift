@@ -22,6 +22,13 @@ public struct Stub: Sendable {
     public var request: RequestPattern
     /// What the stub answers; more than one is a sequence, answered in order, the last one repeating.
     public var responses: [ResponseDefinition]
+    /// `scenario`, `requiredState` and `newState`: the stub answers only in a state of its scenario, and moves it on.
+    public var scenario: ScenarioRule? {
+        get { scenarioStorage.first }
+        set { scenarioStorage = newValue.map { [$0] } ?? [] }
+    }
+    /// At most one rule, in an array: 8 bytes in a stub without one (nearly all of them) instead of a rule's 48.
+    private var scenarioStorage: [ScenarioRule]
     /// The stub as written (base merged in), returned by the admin API; kept as compact JSON text, a fraction of
     /// the memory of its tree, which matters with 100,000 stubs and is read only by the admin API.
     private var definitionText: [UInt8]
@@ -33,7 +40,7 @@ public struct Stub: Sendable {
     public init(
         id: String, name: String? = nil, location: SourceLocation? = nil, priority: Int? = nil,
         request: RequestPattern, response: ResponseDefinition, sequel: [ResponseDefinition] = [],
-        definition: JSONValue = .object([])
+        definition: JSONValue = .object([]), scenario: ScenarioRule? = nil
     ) {
         self.id = id
         self.name = name
@@ -41,6 +48,7 @@ public struct Stub: Sendable {
         self.priority = priority
         self.request = request
         responses = [response] + sequel
+        scenarioStorage = scenario.map { [$0] } ?? []
         definitionText = Self.compact(definition.encodedBytes)
     }
 

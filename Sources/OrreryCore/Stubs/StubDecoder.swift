@@ -17,7 +17,7 @@ public struct StubDecoder {
     public private(set) var errors: [SourceError] = []
     /// Response header lists already made: a file of 1,000 stubs answering `Content-Type: application/json`
     /// holds that list (and its 16-byte value) once instead of 1,000 times.
-    private var internedHeaders: Set<HTTPHeaders> = []
+    var internedHeaders: Set<HTTPHeaders> = []
 
     public init(displayPath: String, directory: URL, stubsRoot: URL, makeID: @escaping (Int) -> String) {
         self.displayPath = displayPath
@@ -26,15 +26,19 @@ public struct StubDecoder {
         self.makeID = makeID
     }
 
-    static let stubKeys = ["name", "id", "priority", "request", "response", "responses"]
+    static let stubKeys = ["name", "id", "priority", "request", "response", "responses", "scenario", "requiredState", "newState"]
     static let requestKeys = ["method", "host", "path", "url", "urlPattern", "pathPattern", "query", "headers", "body"]
-    static let responseKeys = ["status", "headers", "body", "json", "bodyFile", "delay", "encoding"]
+    static let responseKeys = [
+        "status", "headers", "body", "json", "bodyFile", "delay", "encoding", "template", "throttle", "fault", "paginate",
+    ]
     static let baseKeys = ["host", "path", "headers"]
     static let fileKeys = ["base", "stubs"]
 
-    private struct Base {
+    struct Base {
         var host: String?
         var path = ""
+        /// The path as a template, when it has parameters (`/orgs/{org}`).
+        var pathTemplate: PathTemplate?
         var headers: [(String, ValueMatcher)] = []
         var definition: [(String, JSONValue)] = []
     }
@@ -102,6 +106,11 @@ public struct StubDecoder {
             if !prefix.hasPrefix("/") { prefix = "/" + prefix }
             while prefix.hasSuffix("/") { prefix.removeLast() }
             base.path = prefix
+            do {
+                base.pathTemplate = try PathTemplate.parse(prefix)
+            } catch {
+                fail(path.line, "base path '\(text)': \(error.message)")
+            }
         }
         if let headers = node["headers"] {
             base.headers = valueMatchers(headers, what: "header")
@@ -122,14 +131,17 @@ public struct StubDecoder {
         if let node = node["priority"] { priority = integer(node, "priority", range: Int.min...Int.max) }
         // A stub without a request section still takes the base's host, path prefix and headers.
         let request = decodeRequest(node["request"] ?? SourceNode(.object([]), line: node.line), base: base)
+        let scenario = decodeScenario(node)
+        // Templates may name the path's parameters; loading checks each name against them.
+        let scope = TemplateScope(parameterNames: request.url.pathTemplate?.parameterNames ?? [])
         var responses: [ResponseDefinition] = []
         checkExclusive(members, ["response", "responses"])
         if let responseNode = node["response"] {
-            responses = [decodeResponse(responseNode)]
+            responses = [decodeResponse(responseNode, scope: scope)]
         } else if let list = node["responses"] {
             // A sequence: answered in order, the last one repeating (a recording of a route that changed).
             if case .array(let items) = list.value, !items.isEmpty {
-                responses = items.map { decodeResponse($0) }
+                responses = items.map { decodeResponse($0, scope: scope) }
             } else {
                 fail(list.line, "'responses' must be a list of one or more responses, not \(list.kindName)")
             }
@@ -145,7 +157,26 @@ public struct StubDecoder {
         let id = node["id"].flatMap { $0.scalarText } ?? makeID(index)
         return Stub(
             id: id, name: name, location: SourceLocation(file: displayPath, line: node.line), priority: priority,
-            request: request, response: response, sequel: Array(responses.dropFirst()), definition: definition)
+            request: request, response: response, sequel: Array(responses.dropFirst()), definition: definition,
+            scenario: scenario)
+    }
+
+    /// `scenario`, `requiredState` and `newState` on a stub.
+    private mutating func decodeScenario(_ node: SourceNode) -> ScenarioRule? {
+        let name = node["scenario"].flatMap { string($0, "scenario") }
+        let required = node["requiredState"].flatMap { string($0, "requiredState") }
+        let new = node["newState"].flatMap { string($0, "newState") }
+        guard let name else {
+            for key in ["requiredState", "newState"] {
+                if let value = node[key] { fail(value.line, "'\(key)' needs a 'scenario' beside it, naming the scenario") }
+            }
+            return nil
+        }
+        if name.isEmpty, let line = node["scenario"]?.line { fail(line, "'scenario' must name a scenario") }
+        for (key, value) in [("requiredState", required), ("newState", new)] where value?.isEmpty == true {
+            fail(node[key]?.line ?? node.line, "'\(key)' must name a state (every scenario starts in '\(ScenarioStates.started)')")
+        }
+        return ScenarioRule(name: name, requiredState: required, newState: new)
     }
 
     private mutating func decodeRequest(_ node: SourceNode, base: Base) -> RequestPattern {
@@ -168,16 +199,17 @@ public struct StubDecoder {
         if let host = node["host"] { pattern.host = string(host, "host") }
         checkExclusive(members, ["path", "url", "urlPattern", "pathPattern"])
         if let path = node["path"], let text = string(path, "path") {
-            pattern.url = .path(joined(base.path, PercentDecoding.decode(text)))
+            pattern.url = urlMatcher(path: text, query: nil, base: base, line: path.line)
         } else if let url = node["url"], let text = string(url, "url") {
             let parts = text.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-            let path = joined(base.path, PercentDecoding.decode(parts[0]))
             let query = parts.count > 1 ? PercentDecoding.queryItems(parts[1]) : []
-            pattern.url = .url(path: path, query: query)
+            pattern.url = urlMatcher(path: String(parts[0]), query: query, base: base, line: url.line)
         } else if let regex = node["urlPattern"] {
             if let compiled = self.pattern(regex, "urlPattern") { pattern.url = .urlPattern(compiled) }
         } else if let regex = node["pathPattern"] {
             if let compiled = self.pattern(regex, "pathPattern") { pattern.url = .pathPattern(compiled) }
+        } else if let template = base.pathTemplate {
+            pattern.url = .pathTemplate(template.asPrefix)
         } else if !base.path.isEmpty {
             pattern.url = .pathPattern(Self.prefixPattern(base.path))
         }
@@ -197,6 +229,33 @@ public struct StubDecoder {
         return pattern
     }
 
+    /// A `path` (or the path of a `url`, with its query) under the base path: exact, or a template when either has
+    /// parameters.
+    private mutating func urlMatcher(path text: String, query: [QueryItem]?, base: Base, line: Int) -> URLMatcher {
+        let own: PathTemplate?
+        do {
+            own = try PathTemplate.parse(text)
+        } catch {
+            fail(line, "path '\(text)': \(error.message)")
+            own = nil
+        }
+        let decoded = PercentDecoding.decode(text)
+        let template: PathTemplate? =
+            if let baseTemplate = base.pathTemplate {
+                baseTemplate.appending(own, literal: decoded)
+            } else {
+                own.map { $0.prepending(base.path) }
+            }
+        if let template {
+            if Set(template.parameterNames).count < template.parameterNames.count {
+                fail(line, "path '\(template.source)' names a parameter twice (the base path's and the stub's together)")
+            }
+            return query.map { .urlTemplate(template, query: $0) } ?? .pathTemplate(template)
+        }
+        let path = joined(base.path, decoded)
+        return query.map { .url(path: path, query: $0) } ?? .path(path)
+    }
+
     private static func prefixPattern(_ prefix: String) -> Pattern {
         let escaped = Pattern.escaped(prefix)
         // Built from an escaped literal, so it always compiles; fall back to matching everything if not.
@@ -207,212 +266,15 @@ public struct StubDecoder {
         do { return try Pattern("") } catch { fatalError("the empty pattern must compile") }
     }()
 
-    private func joined(_ prefix: String, _ path: String) -> String {
+    func joined(_ prefix: String, _ path: String) -> String {
         let path = path.hasPrefix("/") || path.isEmpty ? path : "/" + path
         let result = prefix + path
         return result.isEmpty ? "/" : result
     }
 
-    private mutating func decodeResponse(_ node: SourceNode) -> ResponseDefinition {
-        var response = ResponseDefinition()
-        guard case .object(let members) = node.value else {
-            fail(node.line, "'response' must be a mapping, not \(node.kindName)")
-            return response
-        }
-        checkKeys(members, allowed: Self.responseKeys, in: "'response'")
-        if let status = node["status"] {
-            response.status = decodeStatus(status) ?? 200
-        }
-        if let headers = node["headers"] {
-            response.headers = responseHeaders(headers)
-        }
-        checkExclusive(members, ["body", "json", "bodyFile"])
-        if let body = node["body"] {
-            switch body.value {
-            case .object, .array:
-                response.body = Array(body.jsonValue.encoded.utf8)
-                setDefault(&response.headers, "Content-Type", "application/json")
-            case .null:
-                break
-            default:
-                response.body = Array((body.scalarText ?? "").utf8)
-            }
-        } else if let json = node["json"] {
-            response.body = Array(json.jsonValue.encoded.utf8)
-            setDefault(&response.headers, "Content-Type", "application/json")
-        } else if let file = node["bodyFile"], let relative = string(file, "bodyFile") {
-            if let bytes = readBodyFile(relative, line: file.line) {
-                response.body = bytes
-                if let type = Self.contentType(forExtension: (relative as NSString).pathExtension) {
-                    setDefault(&response.headers, "Content-Type", type)
-                }
-            }
-        }
-        if let delay = node["delay"], let milliseconds = integer(delay, "delay", range: 0...600_000) {
-            response.delayMilliseconds = milliseconds
-        }
-        if let encoding = node["encoding"], let name = string(encoding, "encoding") {
-            if let coding = ContentCoding(rawValue: name.lowercased()) {
-                response.encoding = coding
-            } else {
-                let names = ContentCoding.allCases.map(\.rawValue)
-                fail(encoding.line, "unknown encoding '\(name)'\(Suggestion.hint(for: name, in: names)) (use gzip, deflate or identity)")
-            }
-        }
-        // `identity` with a Content-Encoding header sends a body that is already encoded (say br) as it is.
-        if let coding = response.encoding, coding != .identity, response.headers.contains("Content-Encoding") {
-            fail(node["headers"]?.line ?? node.line, "give the encoding as 'encoding', not as a Content-Encoding header next to it")
-        }
-        response.headers = internedHeaders.insert(response.headers).memberAfterInsert
-        return response
-    }
-
-    private mutating func decodeStatus(_ node: SourceNode) -> Int? {
-        switch node.value {
-        case .number:
-            return integer(node, "status", range: 100...599)
-        case .string(let text):
-            if let number = Int(text) {
-                guard (100...599).contains(number) else {
-                    fail(node.line, "status \(number) is outside 100...599")
-                    return nil
-                }
-                return number
-            }
-            if let code = HTTPStatusCode(name: text) { return code.rawValue }
-            let names = HTTPStatusCode.allCases.flatMap { [$0.name, $0.lowerCamelName] }
-            fail(node.line, "unknown status '\(text)'\(Suggestion.hint(for: text, in: names))")
-            return nil
-        default:
-            fail(node.line, "'status' must be a number or a status name such as Code404NotFound, not \(node.kindName)")
-            return nil
-        }
-    }
-
-    private mutating func readBodyFile(_ relative: String, line: Int) -> [UInt8]? {
-        let root = stubsRoot.standardizedFileURL.resolvingSymlinksInPath().path
-        let candidate = (relative.hasPrefix("/") ? URL(fileURLWithPath: relative) : directory.appendingPathComponent(relative))
-            .standardizedFileURL.resolvingSymlinksInPath().path
-        guard candidate.hasPrefix(root.hasSuffix("/") ? root : root + "/") else {
-            fail(line, "bodyFile '\(relative)' is outside the stubs folder")
-            return nil
-        }
-        guard let data = FileManager.default.contents(atPath: candidate) else {
-            fail(line, "bodyFile '\(relative)' cannot be read")
-            return nil
-        }
-        return Array(data)
-    }
-
-    private mutating func responseHeaders(_ node: SourceNode) -> HTTPHeaders {
-        var headers = HTTPHeaders()
-        guard case .object(let members) = node.value else {
-            fail(node.line, "'headers' must be a mapping, not \(node.kindName)")
-            return headers
-        }
-        for member in members {
-            guard Self.isValidHeaderName(member.key) else {
-                fail(member.keyLine, "'\(member.key)' is not a valid header name")
-                continue
-            }
-            // The server computes framing headers itself; a stale one would corrupt the connection.
-            if member.key.equalsIgnoringASCIICase("Content-Length")
-                || member.key.equalsIgnoringASCIICase("Transfer-Encoding")
-            {
-                continue
-            }
-            let values: [SourceNode]
-            if case .array(let items) = member.value.value { values = items } else { values = [member.value] }
-            for value in values {
-                guard let text = value.scalarText else {
-                    fail(value.line, "the value of header '\(member.key)' must be text, not \(value.kindName)")
-                    continue
-                }
-                guard !text.contains(where: { $0 == "\r" || $0 == "\n" }) else {
-                    fail(value.line, "the value of header '\(member.key)' contains a line break")
-                    continue
-                }
-                headers.add(member.key, text)
-            }
-        }
-        return headers
-    }
-
-    private mutating func valueMatchers(_ node: SourceNode, what: String) -> [(String, ValueMatcher)] {
-        guard case .object(let members) = node.value else {
-            fail(node.line, "\(what)s must be a mapping of names to values, not \(node.kindName)")
-            return []
-        }
-        var matchers: [(String, ValueMatcher)] = []
-        for member in members {
-            if let matcher = valueMatcher(member.value, what: "\(what) '\(member.key)'") {
-                matchers.append((member.key, matcher))
-            }
-        }
-        return matchers
-    }
-
-    private mutating func valueMatcher(_ node: SourceNode, what: String) -> ValueMatcher? {
-        // A redacted value (as recordings write it) stands for any value.
-        if let text = node.scalarText { return text == Redactor.placeholder ? .absent(false) : .equalTo(text) }
-        guard case .object(let members) = node.value, members.count == 1, let member = members.first else {
-            fail(node.line, "\(what) must be a value or one operator such as { matches: regex }")
-            return nil
-        }
-        switch member.key {
-        case "equalTo": return string(member.value, "equalTo").map { .equalTo($0) }
-        case "contains": return string(member.value, "contains").map { .contains($0) }
-        case "matches": return pattern(member.value, "matches").map { .matches($0) }
-        case "doesNotMatch": return pattern(member.value, "doesNotMatch").map { .doesNotMatch($0) }
-        case "absent":
-            guard case .bool(let flag) = member.value.value else {
-                fail(member.value.line, "'absent' must be true or false")
-                return nil
-            }
-            return .absent(flag)
-        default:
-            fail(member.keyLine, "unknown matcher '\(member.key)'\(Suggestion.hint(for: member.key, in: ValueMatcher.operatorNames))")
-            return nil
-        }
-    }
-
-    private mutating func bodyMatchers(_ node: SourceNode) -> [BodyMatcher] {
-        if let text = node.scalarText { return [.equalTo(text)] }
-        guard case .object(let members) = node.value, !members.isEmpty else {
-            fail(node.line, "'body' must be text or a mapping of matchers (equalTo, json, matches, contains, form, binaryEqualTo)")
-            return []
-        }
-        var matchers: [BodyMatcher] = []
-        for member in members {
-            switch member.key {
-            case "equalTo":
-                if let text = string(member.value, "equalTo") { matchers.append(.equalTo(text)) }
-            case "contains":
-                if let text = string(member.value, "contains") { matchers.append(.contains(text)) }
-            case "matches":
-                if let compiled = pattern(member.value, "matches") { matchers.append(.matches(compiled)) }
-            case "json":
-                matchers.append(.json(member.value.jsonValue))
-            case "form":
-                matchers.append(.form(valueMatchers(member.value, what: "form field")))
-            case "binaryEqualTo":
-                if let text = string(member.value, "binaryEqualTo") {
-                    if let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters) {
-                        matchers.append(.binaryEqualTo(Array(data)))
-                    } else {
-                        fail(member.value.line, "'binaryEqualTo' must be base64")
-                    }
-                }
-            default:
-                fail(member.keyLine, "unknown body matcher '\(member.key)'\(Suggestion.hint(for: member.key, in: BodyMatcher.operatorNames))")
-            }
-        }
-        return matchers
-    }
-
     // MARK: - Scalars
 
-    private mutating func string(_ node: SourceNode, _ what: String) -> String? {
+    mutating func string(_ node: SourceNode, _ what: String) -> String? {
         guard let text = node.scalarText else {
             fail(node.line, "'\(what)' must be text, not \(node.kindName)")
             return nil
@@ -420,7 +282,7 @@ public struct StubDecoder {
         return text
     }
 
-    private mutating func integer(_ node: SourceNode, _ what: String, range: ClosedRange<Int>) -> Int? {
+    mutating func integer(_ node: SourceNode, _ what: String, range: ClosedRange<Int>) -> Int? {
         guard case .number(let number, let text) = node.value, let value = Int(text) ?? Int(exactly: number) else {
             fail(node.line, "'\(what)' must be a whole number")
             return nil
@@ -432,7 +294,7 @@ public struct StubDecoder {
         return value
     }
 
-    private mutating func pattern(_ node: SourceNode, _ what: String) -> Pattern? {
+    mutating func pattern(_ node: SourceNode, _ what: String) -> Pattern? {
         guard let text = string(node, what) else { return nil }
         do {
             return try Pattern(text)
@@ -443,13 +305,13 @@ public struct StubDecoder {
     }
 
     /// Reports, at the second one's line, keys of which only one may be given.
-    private mutating func checkExclusive(_ members: [(key: String, keyLine: Int, value: SourceNode)], _ keys: [String]) {
+    mutating func checkExclusive(_ members: [(key: String, keyLine: Int, value: SourceNode)], _ keys: [String]) {
         let present = members.filter { keys.contains($0.key) }
         guard present.count > 1 else { return }
         fail(present[1].keyLine, "use only one of \(present.map { "'\($0.key)'" }.joined(separator: ", "))")
     }
 
-    private mutating func checkKeys(
+    mutating func checkKeys(
         _ members: [(key: String, keyLine: Int, value: SourceNode)], allowed: [String], in context: String
     ) {
         for member in members where !allowed.contains(member.key) {
@@ -457,11 +319,11 @@ public struct StubDecoder {
         }
     }
 
-    private mutating func fail(_ line: Int, _ message: String) {
+    mutating func fail(_ line: Int, _ message: String) {
         errors.append(SourceError(file: displayPath, line: line, message: message))
     }
 
-    private func setDefault(_ headers: inout HTTPHeaders, _ name: String, _ value: String) {
+    func setDefault(_ headers: inout HTTPHeaders, _ name: String, _ value: String) {
         if !headers.contains(name) { headers.add(name, value) }
     }
 

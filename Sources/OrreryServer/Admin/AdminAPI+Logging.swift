@@ -17,6 +17,8 @@ extension AdminAPI {
         }
         var settings = TrafficLogSettings(path: path)
         if let previous, previous.path == path { settings = previous }
+        // Checked again once open: the path may change between the check and the open.
+        settings.isRegularFileRequired = true
         for (key, value) in options.objectMembers ?? [] {
             switch (key, value) {
             case ("file", .string): continue
@@ -28,6 +30,9 @@ extension AdminAPI {
                     .Code422UnprocessableContent,
                     "Unknown or invalid member '\(key)': use file (string), includeHeaders and includeBody (true or false), maxBytes (1024 or more).")
             }
+        }
+        if let reason = WritablePath.refusal(path, as: .file) {
+            return .error(.Code400BadRequest, "The traffic log must be a regular file or a new one: \(reason).")
         }
         do {
             try serviceLogger.startTrafficLog(settings)

@@ -32,6 +32,9 @@ extension AdminAPI {
                     "Unknown or invalid member '\(key)': use folder (string), mode (once, new_episodes, all or none), matchHeaders (a list of header names).")
             }
         }
+        if let reason = WritablePath.refusal(folder, as: .folder) {
+            return .error(.Code400BadRequest, "The recording folder must be a folder or a new one: \(reason).")
+        }
         do {
             try serviceLogger.recorder.start(settings)
         } catch {

@@ -1,5 +1,6 @@
 import Foundation
 import OrreryCore
+import OrreryEvent
 
 /// `/__admin/requests`: the journal, for tests that verify what their app sent.
 extension AdminAPI {
@@ -26,9 +27,21 @@ extension AdminAPI {
             ]))
     }
 
+    /// `text/event-stream` of every exchange journaled from now on (`event: exchange`, the entry as
+    /// `GET /__admin/requests/{id}` gives it) and `event: cleared` when the journal is emptied.
+    func streamRequests() -> AdminReply {
+        .streamed { [feed = serviceLogger.feed] responder in
+            let headers: HTTPHeaders = [
+                "Content-Type": "text/event-stream", "Cache-Control": "no-store", "X-Accel-Buffering": "no",
+            ]
+            guard let stream = responder.startStream(headers: headers) else { return }
+            feed.add(stream)
+        }
+    }
+
     func clearRequests() -> AdminReply {
         let cleared = serviceLogger.journal.counts.kept
-        serviceLogger.journal.clear()
+        serviceLogger.clearJournal()
         return .json(.object([("cleared", .int(cleared))]))
     }
 

@@ -2,22 +2,23 @@ import Foundation
 import Logging
 import OrreryCore
 import OrreryEvent
+import Synchronization
 
 /// The admin API under `/__admin/`: JSON in and out; every error carries the status's `failureReason` and
-/// `recoverySuggestion`.
+/// `recoverySuggestion`. Its endpoints are the route table in `AdminAPI+Routes.swift`.
 final class AdminAPI: Sendable {
     static let prefix = "/__admin"
 
-    private let registry: StubRegistry
+    let registry: StubRegistry
     private let environments: EnvironmentRegistry?
     let serviceLogger: NetworkServiceLogger
     /// Whether misses are forwarded (a host map, and no `--no-proxy`).
     private let isProxying: Bool
-    private let logger: Logger
+    let logger: Logger
     private let startedAt = Date()
     private let threads: Int
-    /// Needed from clients that are not on loopback; without one, only loopback clients may use the API.
-    private let token: String?
+    /// The token and the listening address; the port is known once the daemon has bound it (`listening`).
+    private let access: Mutex<AdminAccess>
     /// `--record`'s folder: where `POST /__admin/recordings/start` records when its body names none.
     let defaultRecordingFolder: String?
 
@@ -32,85 +33,35 @@ final class AdminAPI: Sendable {
         self.isProxying = isProxying
         self.logger = logger
         self.threads = threads
-        self.token = token
+        access = Mutex(AdminAccess(token: token, listenHost: "127.0.0.1", port: 0))
+    }
+
+    /// Tells the API the address the daemon listens on, once bound: a request's `Origin` and `Host` must name it
+    /// (or loopback) unless it carries the token.
+    func listening(host: String, port: Int) {
+        access.withLock {
+            $0.listenHost = host
+            $0.port = port
+        }
     }
 
     func handle(_ request: HTTPRequest, responder: Responder) {
-        let reply: AdminReply
-        if let refusal = authorize(request, remoteAddress: responder.remoteAddress) {
-            reply = refusal
-        } else {
-            reply = route(request)
+        let reply = authorize(request, remoteAddress: responder.remoteAddress) ?? route(request)
+        if let stream = reply.stream {
+            stream(responder)
+            return
         }
         responder.send(status: reply.status, headers: reply.headers, body: reply.body)
     }
 
-    private func authorize(_ request: HTTPRequest, remoteAddress: String) -> AdminReply? {
-        let isLoopback = remoteAddress.hasPrefix("127.") || remoteAddress == "::1" || remoteAddress == "::ffff:127.0.0.1"
-        if let token {
-            let presented = request.headers["X-Orrery-Admin-Token"]
-                ?? request.headers["Authorization"].map { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : $0 }
-            if presented == token || (isLoopback && presented == nil) { return nil }
-            return .error(.Code401Unauthorized, "The admin API needs its token in 'X-Orrery-Admin-Token' or 'Authorization: Bearer'.")
-        }
-        guard isLoopback else {
-            return .error(.Code403Forbidden, "The admin API answers loopback clients only; start Orrery with --admin-token to allow others.")
-        }
-        return nil
-    }
-
-    private func route(_ request: HTTPRequest) -> AdminReply {
-        var path = request.path.dropFirst(Self.prefix.count)
-        while path.hasSuffix("/") { path = path.dropLast() }
-        let parts = path.split(separator: "/").map(String.init)
-        switch (request.method, parts.first, parts.count) {
-        case ("GET", "health", 1): return health()
-        case ("GET", "stubs", 1): return listStubs()
-        case ("POST", "stubs", 1): return addStub(request)
-        case ("POST", "stubs", 2) where parts[1] == "reload": return reload()
-        case ("GET", "stubs", 2): return stub(id: parts[1])
-        case ("PUT", "stubs", 2): return replaceStub(id: parts[1], request)
-        case ("DELETE", "stubs", 2): return removeStub(id: parts[1])
-        case ("GET", "environments", 1): return listEnvironments()
-        case ("PUT", "environments", 2): return chooseEnvironment(canonicalHost: parts[1], request)
-        case (_, "environments", 1): return .methodNotAllowed(request, allowed: "GET")
-        case (_, "environments", 2): return .methodNotAllowed(request, allowed: "PUT")
-        case (_, "health", 1): return .methodNotAllowed(request, allowed: "GET")
-        case (_, "stubs", 1): return .methodNotAllowed(request, allowed: "GET, POST")
-        case (_, "stubs", 2):
-            return .methodNotAllowed(request, allowed: parts[1] == "reload" || parts[1] == "rewind" ? "POST" : "GET, PUT, DELETE")
-        case ("GET", "requests", 1): return listRequests(request)
-        case ("DELETE", "requests", 1): return clearRequests()
-        case ("GET", "requests", 2) where parts[1] == "unmatched": return unmatchedRequests(request)
-        case ("POST", "requests", 2) where parts[1] == "count": return countRequests(request)
-        case ("POST", "requests", 2) where parts[1] == "find": return findRequests(request)
-        case (_, "requests", 2) where parts[1] == "count" || parts[1] == "find": return .methodNotAllowed(request, allowed: "POST")
-        case ("GET", "requests", 2): return journalEntry(id: parts[1])
-        case (_, "requests", 1): return .methodNotAllowed(request, allowed: "GET, DELETE")
-        case (_, "requests", 2): return .methodNotAllowed(request, allowed: "GET")
-        case ("POST", "logging", 2) where parts[1] == "start": return startLogging(request)
-        case ("POST", "logging", 2) where parts[1] == "stop": return stopLogging()
-        case ("GET", "logging", 1): return loggingStatus()
-        case (_, "logging", 1): return .methodNotAllowed(request, allowed: "GET")
-        case (_, "logging", 2) where parts[1] == "start" || parts[1] == "stop": return .methodNotAllowed(request, allowed: "POST")
-        case ("GET", "requests.har", 1): return har()
-        case (_, "requests.har", 1): return .methodNotAllowed(request, allowed: "GET")
-        case ("POST", "recordings", 2) where parts[1] == "start": return startRecording(request)
-        case ("POST", "recordings", 2) where parts[1] == "stop": return stopRecording()
-        case ("GET", "recordings", 1): return recordingStatus()
-        case (_, "recordings", 1): return .methodNotAllowed(request, allowed: "GET")
-        case (_, "recordings", 2) where parts[1] == "start" || parts[1] == "stop": return .methodNotAllowed(request, allowed: "POST")
-        case ("POST", "stubs", 2) where parts[1] == "rewind":
-            registry.rewindSequences()
-            return .json(.object([("rewound", .bool(true))]))
-        default:
-            return .error(.Code404NotFound, "There is no admin endpoint \(request.method) \(request.path).")
-        }
+    /// Nil when the request may use the API, else the 401 or 403 that says why not.
+    func authorize(_ request: HTTPRequest, remoteAddress: String) -> AdminReply? {
+        access.withLock { $0 }.refusal(request, remoteAddress: remoteAddress)
     }
 
     // MARK: - Endpoints
 
-    private func health() -> AdminReply {
+    func health() -> AdminReply {
         let index = registry.index
         return .json(
             .object([
@@ -124,27 +75,54 @@ final class AdminAPI: Sendable {
             ]))
     }
 
-    private func listStubs() -> AdminReply {
+    func listStubs() -> AdminReply {
         let stubs = registry.index.stubs.map { Self.describe($0.stub) }
         return .json(.object([("count", .int(stubs.count)), ("stubs", .array(stubs))]))
     }
 
-    private func stub(id: String) -> AdminReply {
+    func stub(id: String) -> AdminReply {
         guard let entry = registry.index.stub(id: id) else { return .noSuchStub(id) }
         return .json(Self.describe(entry.stub))
     }
 
-    private func addStub(_ request: HTTPRequest) -> AdminReply {
+    func addStub(_ request: HTTPRequest) -> AdminReply {
         switch decodeStub(request, id: nil) {
         case .failure(let reply): return reply
         case .success(let stub):
-            registry.add(stub)
+            guard Self.isAddressable(stubID: stub.id) else {
+                return .error(
+                    .Code422UnprocessableContent,
+                    "The id '\(stub.id)' names the admin endpoint \(Self.prefix)/stubs/\(stub.id), so the stub could not be read, replaced or removed by id; choose another id.")
+            }
+            guard registry.add(stub) else {
+                return .error(
+                    .Code409Conflict,
+                    "A stub with id '\(stub.id)' already exists; replace it with PUT \(Self.prefix)/stubs/\(stub.id), or leave the id out to get a new one.")
+            }
             logger.info("stub added through the admin API", metadata: ["id": "\(stub.id)"])
             return .json(Self.describe(stub), status: 201)
         }
     }
 
-    private func replaceStub(id: String, _ request: HTTPRequest) -> AdminReply {
+    /// Whether `GET /__admin/stubs/{id}` reaches the stub: an id such as `reload` is a path of its own in the table.
+    static func isAddressable(stubID id: String) -> Bool {
+        guard case .route(let route, _) = router.resolve(method: "GET", path: ["__admin", "stubs", id]) else { return false }
+        return route.pattern == AdminPathPattern("/__admin/stubs/{id}")
+    }
+
+    /// `DELETE /__admin/stubs`: every stub added over the API goes; stubs from files stay.
+    func removeAPIStubs() -> AdminReply {
+        let removed = registry.removeAdminStubs()
+        logger.info("\(removed) stubs added through the admin API removed")
+        return .json(.object([("apiStubsRemoved", .int(removed)), ("stubs", .int(registry.index.count))]))
+    }
+
+    func rewind() -> AdminReply {
+        registry.rewindSequences()
+        return .json(.object([("rewound", .bool(true))]))
+    }
+
+    func replaceStub(id: String, _ request: HTTPRequest) -> AdminReply {
         switch decodeStub(request, id: id) {
         case .failure(let reply): return reply
         case .success(let stub):
@@ -153,12 +131,12 @@ final class AdminAPI: Sendable {
         }
     }
 
-    private func removeStub(id: String) -> AdminReply {
+    func removeStub(id: String) -> AdminReply {
         guard registry.remove(id: id) else { return .noSuchStub(id) }
         return .json(.object([("deleted", .string(id))]))
     }
 
-    private func reload() -> AdminReply {
+    func reload() -> AdminReply {
         do {
             let (stubs, files) = try registry.reload()
             logger.info("stubs reloaded through the admin API", metadata: ["stubs": "\(stubs)", "files": "\(files)"])
@@ -169,7 +147,7 @@ final class AdminAPI: Sendable {
         }
     }
 
-    private func listEnvironments() -> AdminReply {
+    func listEnvironments() -> AdminReply {
         guard let environments else {
             return .error(.Code404NotFound, "There is no host map (config/hosts.json), so there are no environments.")
         }
@@ -177,7 +155,7 @@ final class AdminAPI: Sendable {
     }
 
     /// `{"key": "QA"}`, or `{"key": "USER", "host": "127.0.0.1:9001", "protocol": "http"}`.
-    private func chooseEnvironment(canonicalHost: String, _ request: HTTPRequest) -> AdminReply {
+    func chooseEnvironment(canonicalHost: String, _ request: HTTPRequest) -> AdminReply {
         guard let environments else {
             return .error(.Code404NotFound, "There is no host map (config/hosts.json), so there are no environments.")
         }
@@ -186,7 +164,7 @@ final class AdminAPI: Sendable {
         }
         let choice = EnvironmentChoice(key: key, host: body["host"]?.stringValue, protocol: body["protocol"]?.stringValue)
         do {
-            try environments.choose(choice, forCanonicalHost: PercentDecoding.decode(canonicalHost))
+            try environments.choose(choice, forCanonicalHost: canonicalHost)
         } catch {
             return .error(.Code422UnprocessableContent, error.description)
         }
@@ -235,45 +213,6 @@ final class AdminAPI: Sendable {
             ("specificity", .int(stub.request.specificity)),
             ("stub", stub.definition),
         ])
-    }
-}
-
-/// An admin API answer, ready to send.
-struct AdminReply: Error {
-    var status: Int
-    var headers: HTTPHeaders
-    var body: [UInt8]
-
-    static func json(_ value: JSONValue, status: Int = 200) -> AdminReply {
-        AdminReply(
-            status: status, headers: ["Content-Type": "application/json", "Cache-Control": "no-store"],
-            body: Array((value.prettyEncoded + "\n").utf8))
-    }
-
-    static func error(_ code: HTTPStatusCode, _ message: String, details: [(String, JSONValue)] = []) -> AdminReply {
-        let error = ErrorResponse(code, message: message, details: details)
-        return AdminReply(status: error.status, headers: error.headers, body: error.body)
-    }
-
-    /// 405 with the `Allow` header a client needs to try again.
-    static func methodNotAllowed(_ request: HTTPRequest, allowed: String) -> AdminReply {
-        var reply = AdminReply.error(.Code405MethodNotAllowed, "\(request.method) is not supported on \(request.path); use \(allowed).")
-        reply.headers.add("Allow", allowed)
-        return reply
-    }
-
-    static func noSuchStub(_ id: String) -> AdminReply {
-        .error(.Code404NotFound, "There is no stub with id '\(id)'.")
-    }
-
-    static func sourceErrors(_ errors: SourceErrors, message: String) -> AdminReply {
-        let list: [JSONValue] = errors.errors.map { error in
-            .object([
-                ("file", .string(error.file)), ("line", .int(error.line)), ("message", .string(error.message)),
-                ("text", .string(error.description)),
-            ])
-        }
-        return .error(.Code422UnprocessableContent, message, details: [("errors", .array(list))])
     }
 }
 

@@ -57,7 +57,8 @@ public final class Daemon: Sendable {
             isProxying: proxyEnvironments != nil, logger: logger, threads: configuration.http.threads,
             token: configuration.adminToken, defaultRecordingFolder: configuration.recording?.folder)
         let registry = self.registry
-        server = try HTTPServer(configuration: configuration.http) { _, loop throws(EventError) in
+        server = try HTTPServer(configuration: configuration.http, onEvent: { event in Self.log(event, logger) }) {
+            _, loop throws(EventError) in
             let proxy = try proxyEnvironments.map { environments throws(EventError) in
                 ProxyForwarder(
                     environments: environments, client: try UpstreamClient(loop: loop, configuration: configuration.upstream),
@@ -66,6 +67,20 @@ public final class Daemon: Sendable {
             return RequestPipeline(
                 registry: registry, admin: admin, proxy: proxy, serviceLogger: serviceLogger,
                 isOffline: configuration.isOffline, logger: logger)
+        }
+        admin.listening(host: configuration.http.host, port: server.port)
+    }
+
+    /// What the server reports, as log lines.
+    private static func log(_ event: ServerEvent, _ logger: Logger) {
+        switch event {
+        case .acceptPaused(let loop, let reason, let milliseconds):
+            logger.warning("event loop \(loop): cannot accept connections (\(reason)); pausing accept for \(milliseconds) ms")
+        case .acceptResumed(let loop):
+            logger.info("event loop \(loop): accepting connections again")
+        case .connectionLimitReached(let loop, let limit):
+            logger.warning(
+                "event loop \(loop): \(limit) connections open, its limit (--max-connections); not accepting more until one closes")
         }
     }
 
@@ -87,7 +102,7 @@ public final class Daemon: Sendable {
 
     /// Graceful stop: no new connections, queued responses delivered, threads joined.
     public func stop() {
-        server.shutdown()
+        server.shutdown(drainMilliseconds: configuration.drainTimeoutMilliseconds)
         // Every exchange answered is queued by now: write it out before the process goes.
         serviceLogger.stopTrafficLog()
         serviceLogger.recorder.stop()

@@ -9,6 +9,8 @@ public struct DaemonConfiguration: Sendable {
     /// Folder of `orrery.json` and `hosts.json`.
     public var configFolder = "config"
     public var logLevel = LogLevel.info
+    /// How long SIGTERM and SIGINT wait for answers under way before closing what is left.
+    public var drainTimeoutMilliseconds = 5_000
     /// How often the stubs folder is checked for changes; 0 turns watching off.
     public var watchIntervalMilliseconds = 1000
     /// Token that lets non-loopback clients use the admin API.

@@ -12,6 +12,7 @@ final class RequestPipeline: HTTPRequestHandler {
     /// Nil when the proxy is off (no host map, or `--no-proxy`).
     private let proxy: ProxyForwarder?
     private let serviceLogger: NetworkServiceLogger
+    private let executor: ReplyExecutor
     /// `--offline`: misses say that nothing is forwarded.
     private let isOffline: Bool
     private let logger: Logger
@@ -28,6 +29,7 @@ final class RequestPipeline: HTTPRequestHandler {
         self.admin = admin
         self.proxy = proxy
         self.serviceLogger = serviceLogger
+        executor = ReplyExecutor(serviceLogger: serviceLogger, proxy: proxy)
         self.logger = logger
         (index, generation) = registry.snapshot()
         isDebugLogging = logger.logLevel <= .debug
@@ -46,57 +48,50 @@ final class RequestPipeline: HTTPRequestHandler {
             admin.handle(request, responder: responder)
             return
         }
-        if request.method == "CONNECT" {
-            tunnel(request, responder: responder)
-            return
-        }
         let startedAt = serviceLogger.isCapturing ? Date() : .distantPast
+        let reply = decide(request)
+        executor.carryOut(reply, for: request, responder: responder, startedAt: startedAt)
+        if isDebugLogging { logDecision(reply, for: request) }
+    }
+
+    /// The answer a request gets: a `CONNECT` tunnel, a stub, the upstream, or a 404 that explains the miss.
+    private func decide(_ request: HTTPRequest) -> Reply {
+        if request.method == "CONNECT" { return tunnel(request) }
         let index = currentIndex
-        if let entry = index.lookup(request) {
-            let prepared = entry.nextResponse()
-            // The journal keeps the body as the stub gives it, whichever encoding goes out.
-            serviceLogger.log(
-                request, responder: responder, startedAt: startedAt, status: prepared.status, headers: prepared.headers,
-                body: prepared.body, outcome: .stub(id: entry.stub.id, name: entry.stub.name, location: entry.stub.location))
-            let (headers, body) = prepared.variant(for: request.headers)
-            if prepared.delayMilliseconds > 0 {
-                responder.send(
-                    afterMilliseconds: prepared.delayMilliseconds, status: prepared.status, reason: prepared.reason,
-                    headers: headers, body: body)
-            } else {
-                responder.send(status: prepared.status, reason: prepared.reason, headers: headers, body: body)
-            }
-            if isDebugLogging {
-                logger.debug("\(request.method) \(request.target) -> \(prepared.status) from stub \(entry.stub.label)")
-            }
-            return
-        }
-        if let proxy, proxy.forward(request, responder: responder, startedAt: startedAt) { return }
+        if let entry = index.lookup(request) { return .stub(entry, entry.nextResponse()) }
+        if let proxy, let plan = proxy.plan(request) { return plan }
         let nearMisses = index.nearMisses(request)
         let closest = Self.closestStubs(nearMisses)
         let miss = Self.notFound(request, nearMisses: nearMisses, closest: closest, offline: isOffline)
-        let body = miss.body
-        serviceLogger.log(
-            request, responder: responder, startedAt: startedAt, status: miss.status, headers: miss.headers,
-            body: Payload(body), outcome: .unmatched(closestStubs: closest))
-        responder.send(status: miss.status, headers: miss.headers, body: body)
-        if isDebugLogging {
-            logger.debug("\(request.method) \(request.target) -> 404, no stub matched")
-        }
+        return .made(MadeResponse(miss), outcome: .unmatched(closestStubs: closest))
     }
 
     /// A `CONNECT` is never a stub's: it is tunnelled when the proxy is on, and refused with a 404 otherwise.
-    private func tunnel(_ request: HTTPRequest, responder: Responder) {
-        if let proxy {
-            proxy.tunnel(request, responder: responder)
-            return
+    private func tunnel(_ request: HTTPRequest) -> Reply {
+        guard proxy != nil else {
+            let reason = isOffline ? "Orrery is offline (--offline)" : "forwarding is off (--no-proxy, or no host map)"
+            return .made(MadeResponse(ErrorResponse(.Code404NotFound, message: "CONNECT \(request.target) is not tunnelled: \(reason).")), outcome: nil)
         }
-        let reason = isOffline ? "Orrery is offline (--offline)" : "forwarding is off (--no-proxy, or no host map)"
-        let error = ErrorResponse(.Code404NotFound, message: "CONNECT \(request.target) is not tunnelled: \(reason).")
-        responder.send(status: error.status, headers: error.headers, body: error.body)
+        guard let target = ConnectTarget(authority: request.target) else {
+            let error = ErrorResponse(
+                .Code400BadRequest,
+                message: "CONNECT needs a host and a port (CONNECT api.example.com:443), not '\(request.target)'.")
+            return .made(MadeResponse(error, kind: "badConnectTarget"), outcome: nil)
+        }
+        return .tunnel(target)
     }
 
-    /// The 404 for a request no stub answers: the request as seen, and the closest stubs with what differed.
+    private func logDecision(_ reply: Reply, for request: HTTPRequest) {
+        switch reply {
+        case .stub(let entry, let prepared):
+            logger.debug("\(request.method) \(request.target) -> \(prepared.status) from stub \(entry.stub.label)")
+        case .made(let response, _):
+            logger.debug("\(request.method) \(request.target) -> \(response.status)")
+        case .forward, .tunnel:
+            break
+        }
+    }
+
     /// The closest stubs to a miss, with what differed: in the 404's body and in the journal.
     static func closestStubs(_ nearMisses: [StubIndex.NearMiss]) -> JSONValue {
         .array(
@@ -110,6 +105,7 @@ final class RequestPipeline: HTTPRequestHandler {
             })
     }
 
+    /// The 404 for a request no stub answers: the request as seen, and the closest stubs with what differed.
     static func notFound(
         _ request: HTTPRequest, nearMisses: [StubIndex.NearMiss], closest: JSONValue, offline: Bool = false
     ) -> ErrorResponse {

@@ -18,26 +18,39 @@ final class ProxyForwarder {
         self.logger = logger
     }
 
-    /// Forwards the request if the host map gives it an upstream; false when there is none (a 404 is due).
-    /// `startedAt` is when the request arrived, for the journal.
-    func forward(_ request: HTTPRequest, responder: Responder, startedAt: Date) -> Bool {
-        guard let selection = environments.upstream(for: request) else { return false }
-        let upstream: Upstream
-        switch selection {
-        case .failure(let error):
+    /// Where a request goes: the upstream the host map chose for it.
+    struct Plan {
+        var upstream: Upstream
+    }
+
+    /// The reply for a request no stub answered: forwarded when the host map gives it an upstream, a 502 when its
+    /// environment has no host, nil when no configuration applies (a 404 is due).
+    func plan(_ request: HTTPRequest) -> Reply? {
+        switch environments.upstream(for: request) {
+        case nil:
+            return nil
+        case .failure(let error)?:
             let failure = ErrorResponse(
                 .Code502BadGateway, message: error.message,
                 details: [
                     ("kind", .string("hostNotConfigured")), ("environment", .string(error.key)),
                     ("canonicalHost", .string(error.canonicalHost)),
                 ])
-            send(
-                failure, kind: "hostNotConfigured", responder: responder,
-                journal: (request, startedAt, .proxied(environment: error.key, upstream: error.canonicalHost, error: "hostNotConfigured")))
-            return true
-        case .success(let selected):
-            upstream = selected
+            return .made(
+                MadeResponse(failure, kind: "hostNotConfigured"),
+                outcome: .proxied(environment: error.key, upstream: error.canonicalHost, error: "hostNotConfigured"))
+        case .success(let upstream)?:
+            return .forward(Plan(upstream: upstream))
         }
+    }
+
+    /// Sends the request upstream; `answered` gets the answer to relay (or the 502/504 for a failure) and the
+    /// journal's outcome, on this loop.
+    func forward(
+        _ plan: Plan, _ request: HTTPRequest, responder: Responder,
+        answered: @escaping (MadeResponse, JournalEntry.Outcome) -> Void
+    ) {
+        let upstream = plan.upstream
         let injected = upstream.injectedHeaders.compactMap { header -> (String, String)? in
             // getenv, not ProcessInfo's environment, which copies every variable on each call.
             guard let value = getenv(header.variable).map({ String(cString: $0) }) else { return nil }
@@ -65,29 +78,26 @@ final class ProxyForwarder {
         client.send(upstreamRequest) { [logger] result in
             switch result {
             case .success(let response):
-                var headers = ProxyHeaders.clientResponse(response.headers)
-                if request.method == "HEAD", let length = response.headers["Content-Length"] {
-                    // A HEAD answer has no body, so its length is the upstream's to state.
-                    headers.add("Content-Length", length)
-                }
+                let headers = ProxyHeaders.clientResponse(response.headers)
+                // A HEAD answer has no body, so its length is the upstream's to state.
+                let length = request.method == "HEAD" ? response.headers["Content-Length"].flatMap { Int($0) } : nil
                 if let recordingSession {
+                    var recorded = headers
+                    if let length { recorded.add("Content-Length", String(length)) }
                     recorder.record(
                         request, session: recordingSession, host: fixtureHost,
-                        folder: upstream.canonicalHost ?? upstream.hostHeader, status: response.status, headers: headers,
+                        folder: upstream.canonicalHost ?? upstream.hostHeader, status: response.status, headers: recorded,
                         body: response.body)
                 }
-                self.serviceLogger.log(
-                    request, responder: responder, startedAt: startedAt, status: response.status, headers: headers,
-                    body: response.body, outcome: .proxied(environment: upstream.environmentKey, upstream: upstream.origin, error: nil))
-                responder.send(status: response.status, reason: response.reason, headers: headers, body: response.body)
                 logger.debug(
                     "\(request.method) \(request.target) -> \(response.status) from \(upstream.environmentKey ?? "direct") \(upstream.origin) in \(ContinuousClock.now - started)")
+                answered(
+                    MadeResponse(
+                        status: response.status, reason: response.reason, headers: headers, body: response.body,
+                        contentLength: length),
+                    .proxied(environment: upstream.environmentKey, upstream: upstream.origin, error: nil))
             case .failure(let failure):
-                let code: HTTPStatusCode =
-                    switch failure.kind {
-                    case .timeout: .Code504GatewayTimeout
-                    default: .Code502BadGateway
-                    }
+                let code: HTTPStatusCode = failure.kind == .timeout ? .Code504GatewayTimeout : .Code502BadGateway
                 let error = ErrorResponse(
                     code, message: failure.message,
                     details: [
@@ -96,28 +106,18 @@ final class ProxyForwarder {
                         ("canonicalHost", .string(upstream.canonicalHost)),
                         ("upstream", .string(upstream.origin)),
                     ])
-                self.send(
-                    error, kind: failure.kind.rawValue, responder: responder,
-                    journal: (
-                        request, startedAt,
-                        .proxied(environment: upstream.environmentKey, upstream: upstream.origin, error: failure.kind.rawValue)
-                    ))
                 logger.warning("\(request.method) \(request.target) -> \(code.rawValue): \(failure)")
+                answered(
+                    MadeResponse(error, kind: failure.kind.rawValue),
+                    .proxied(environment: upstream.environmentKey, upstream: upstream.origin, error: failure.kind.rawValue))
             }
         }
-        return true
     }
 
     /// Answers a `CONNECT` with a byte-for-byte tunnel to the host and port it names. The environment map does not
-    /// apply: what goes through is the client's own TLS, meant for that host.
-    func tunnel(_ request: HTTPRequest, responder: Responder) {
-        guard let target = ConnectTarget(authority: request.target) else {
-            let error = ErrorResponse(
-                .Code400BadRequest,
-                message: "CONNECT needs a host and a port (CONNECT api.example.com:443), not '\(request.target)'.")
-            send(error, kind: "badConnectTarget", responder: responder)
-            return
-        }
+    /// apply: what goes through is the client's own TLS, meant for that host. `refused` gets the error to answer
+    /// when the target cannot be reached.
+    func tunnel(to target: ConnectTarget, responder: Responder, refused: @escaping (MadeResponse) -> Void) {
         let started = ContinuousClock.now
         responder.openTunnel(
             to: target, using: client,
@@ -126,28 +126,12 @@ final class ProxyForwarder {
                 let error = ErrorResponse(
                     code, message: failure.message,
                     details: [("kind", .string(failure.kind.rawValue)), ("upstream", .string(target.description))])
-                self.send(error, kind: failure.kind.rawValue, responder: responder)
                 logger.warning("CONNECT \(target) -> \(code.rawValue): \(failure)")
+                refused(MadeResponse(error, kind: failure.kind.rawValue))
             },
             closed: { [logger] totals in
                 logger.debug(
                     "CONNECT \(target) closed after \(ContinuousClock.now - started): \(totals.fromClient) bytes up, \(totals.fromUpstream) down")
             })
-    }
-
-    /// Sends an error with its kind in `X-Orrery-Error`, journaling it first when `journal` says what it answers.
-    private func send(
-        _ error: ErrorResponse, kind: String, responder: Responder,
-        journal: (request: HTTPRequest, startedAt: Date, outcome: JournalEntry.Outcome)? = nil
-    ) {
-        var headers = error.headers
-        headers.add("X-Orrery-Error", kind)
-        let body = error.body
-        if let journal {
-            serviceLogger.log(
-                journal.request, responder: responder, startedAt: journal.startedAt, status: error.status, headers: headers,
-                body: Payload(body), outcome: journal.outcome)
-        }
-        responder.send(status: error.status, headers: headers, body: body)
     }
 }

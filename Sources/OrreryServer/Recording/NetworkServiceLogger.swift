@@ -11,6 +11,8 @@ final class NetworkServiceLogger: Sendable {
     let journal: Journal
     let redactor: Redactor
     let recorder: Recorder
+    /// Exchanges as they are journaled, for the dashboard's live view.
+    let feed = ExchangeFeed()
     private let logger: Logger
     private let trafficLog = Mutex<TrafficLog?>(nil)
     /// The settings of the last traffic log started, so a restart without a file reuses them.
@@ -48,7 +50,14 @@ final class NetworkServiceLogger: Sendable {
             redactor.redact(&entry)
         }
         journal.record(kept)
+        feed.publish(kept.entry)
         if isTrafficLogging.load(ordering: .relaxed), let log = trafficLog.withLock({ $0 }) { log.write(kept.entry) }
+    }
+
+    /// Empties the journal, telling the live view.
+    func clearJournal() {
+        journal.clear()
+        feed.publishCleared()
     }
 
     // MARK: - Traffic log

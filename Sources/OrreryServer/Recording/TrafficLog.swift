@@ -12,6 +12,9 @@ public struct TrafficLogSettings: Sendable, Equatable {
     public var maximumBytes = 64 * 1024 * 1024
     /// Rotated files kept besides the current one.
     public var keptFiles = 3
+    /// Whether the file must be a regular one (checked again once open): true for a file named over the admin API;
+    /// `--log-traffic` may name a device or a pipe (`/dev/stdout`), as the person starting the daemon chooses.
+    public var isRegularFileRequired = false
 
     public init(path: String) {
         self.path = path
@@ -39,7 +42,7 @@ final class TrafficLog: Sendable {
     init(settings: TrafficLogSettings, logger: Logger) throws {
         self.settings = settings
         self.logger = logger
-        let descriptor = try Self.open(settings.path)
+        let descriptor = try Self.open(settings.path, isRegularFileRequired: settings.isRegularFileRequired)
         var status = stat()
         fstat(descriptor, &status)
         state = Mutex(State(descriptor: descriptor, size: Int(status.st_size)))
@@ -118,7 +121,7 @@ final class TrafficLog: Sendable {
             unlink(path)
         }
         do {
-            state.descriptor = try Self.open(path)
+            state.descriptor = try Self.open(path, isRegularFileRequired: settings.isRegularFileRequired)
             state.size = 0
         } catch {
             state.failure = "reopening \(path) after rotating it failed: \(error); the traffic log is stopped"
@@ -126,10 +129,17 @@ final class TrafficLog: Sendable {
         }
     }
 
-    private static func open(_ path: String) throws -> Int32 {
-        let descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
-            throw TrafficLogError("cannot open \(path) for the traffic log: \(String(cString: strerror(errno)))")
+    /// Opens the file without ever waiting on it (see `WritablePath.openForAppending`).
+    private static func open(_ path: String, isRegularFileRequired: Bool) throws -> Int32 {
+        let descriptor: Int32
+        do {
+            descriptor = try WritablePath.openForAppending(path)
+        } catch {
+            throw TrafficLogError("the traffic log cannot be opened: \(error)")
+        }
+        if isRegularFileRequired, let reason = WritablePath.refusal(descriptor: descriptor, path: path) {
+            Glibc.close(descriptor)
+            throw TrafficLogError("the traffic log cannot be written to \(path): \(reason)")
         }
         return descriptor
     }

@@ -65,19 +65,63 @@ public final class StubRegistry: Sendable {
     @discardableResult
     public func reload() throws(SourceErrors) -> (stubs: Int, files: Int) {
         try reloadLock.withLock { _ throws(SourceErrors) in
-            let (loader, fixtureLoader, isPinned) = state.withLock { ($0.loader, $0.fixtureLoader, $0.fixturePin != nil) }
-            let (loaded, files) = try loader.loadWithFileCount()
-            let fixtures = isPinned ? nil : try fixtureLoader.map { loader throws(SourceErrors) in try Self.loadFixtures(loader) }
-            // Prepared before the lock: compressing bodies must not hold up the event loops picking up an index.
-            let stubs = prepare(loaded)
-            let preparedFixtures = fixtures.map { (prepare($0.0), $0.1) }
+            let loaded = try loadFiles()
+            return publish { state in apply(loaded, to: &state) }
+        }
+    }
+
+    /// What `reset` did: how many stubs added at run time went, and what the files gave (or why they did not load).
+    public struct ResetOutcome: Sendable {
+        public var apiStubsRemoved: Int
+        /// Stubs now served and files they came from, or the files' errors (the stubs read before then stay).
+        public var reload: Result<(stubs: Int, files: Int), SourceErrors>
+    }
+
+    /// Back to the files: every stub added at run time goes, the stub files (and the recording folder, unless a
+    /// session pinned it) are read again, and every sequence starts over. Files that do not load leave the stubs
+    /// read from them before in place; the rest happens all the same.
+    public func reset() -> ResetOutcome {
+        let outcome = reloadLock.withLock { _ in
+            let loaded: Result<LoadedFiles, SourceErrors>
+            do throws(SourceErrors) {
+                loaded = .success(try loadFiles())
+            } catch {
+                loaded = .failure(error)
+            }
             return publish { state in
-                state.fileStubs = stubs
-                state.fileCount = files
-                if let preparedFixtures { (state.fixtureStubs, state.fixtureFileCount) = preparedFixtures }
-                return (state.fileStubs.count + state.fixtureStubs.count + state.adminStubs.count, state.fileCount + state.fixtureFileCount)
+                let removed = state.adminStubs.count
+                state.adminStubs = []
+                return ResetOutcome(apiStubsRemoved: removed, reload: loaded.map { apply($0, to: &state) })
             }
         }
+        // After publishing: a sequence the new index carried over from the old one starts over too.
+        rewindSequences()
+        return outcome
+    }
+
+    /// The stub files (and unpinned fixtures) read and prepared, ready to publish.
+    private struct LoadedFiles {
+        var stubs: [IndexedStub]
+        var files: Int
+        /// Nil while a session pins the recording folder: its fixtures stay as they are.
+        var fixtures: (stubs: [IndexedStub], files: Int)?
+    }
+
+    /// Reads the files; call holding `reloadLock`.
+    private func loadFiles() throws(SourceErrors) -> LoadedFiles {
+        let (loader, fixtureLoader, isPinned) = state.withLock { ($0.loader, $0.fixtureLoader, $0.fixturePin != nil) }
+        let (loaded, files) = try loader.loadWithFileCount()
+        let fixtures = isPinned ? nil : try fixtureLoader.map { loader throws(SourceErrors) in try Self.loadFixtures(loader) }
+        // Prepared before the lock: compressing bodies must not hold up the event loops picking up an index.
+        return LoadedFiles(stubs: prepare(loaded), files: files, fixtures: fixtures.map { (prepare($0.0), $0.1) })
+    }
+
+    /// Puts loaded files in place; returns the stubs served and the files read.
+    private func apply(_ loaded: LoadedFiles, to state: inout State) -> (stubs: Int, files: Int) {
+        state.fileStubs = loaded.stubs
+        state.fileCount = loaded.files
+        if let fixtures = loaded.fixtures { (state.fixtureStubs, state.fixtureFileCount) = fixtures }
+        return (state.fileStubs.count + state.fixtureStubs.count + state.adminStubs.count, state.fileCount + state.fixtureFileCount)
     }
 
     /// Makes `folder` the recording folder whose fixtures are served next to the stubs, loads it, and keeps its
@@ -142,10 +186,24 @@ public final class StubRegistry: Sendable {
         return try loader.loadWithFileCount()
     }
 
-    /// Adds a stub at run time; it outlives reloads from disk.
-    public func add(_ stub: Stub) {
+    /// Adds a stub at run time; it outlives reloads from disk. False, changing nothing, when a stub (from a file or
+    /// not) already has its id: two stubs with one id could not be told apart by the admin API.
+    public func add(_ stub: Stub) -> Bool {
         let prepared = prepare([stub])
-        publish { $0.adminStubs += prepared }
+        return update { state in
+            guard state.index.stub(id: stub.id) == nil else { return (false, isChanged: false) }
+            state.adminStubs += prepared
+            return (true, isChanged: true)
+        }
+    }
+
+    /// Removes every stub added at run time; returns how many there were. Stubs from files stay.
+    public func removeAdminStubs() -> Int {
+        update { state in
+            let removed = state.adminStubs.count
+            state.adminStubs = []
+            return (removed, isChanged: removed > 0)
+        }
     }
 
     /// Replaces the stub with the stub's id; false when there is none. A stub from a file stays replaced until the
@@ -188,8 +246,14 @@ public final class StubRegistry: Sendable {
     /// Applies a change, rebuilds the index and bumps the generation. Event loops take this lock only once per
     /// published change, to pick up the new index.
     private func publish<Result>(_ change: (inout State) -> Result) -> Result {
+        update { state in (change(&state), isChanged: true) }
+    }
+
+    /// `publish` for a change that may turn out to be none: the index is rebuilt only when something changed.
+    private func update<Result>(_ change: (inout State) -> (Result, isChanged: Bool)) -> Result {
         state.withLock { state in
-            let result = change(&state)
+            let (result, isChanged) = change(&state)
+            guard isChanged else { return result }
             // Stub files first, then fixtures, then admin stubs: on a tie the earlier wins (see the README).
             state.index = StubIndex(entries: state.fileStubs + state.fixtureStubs + state.adminStubs)
             generationCounter.add(1, ordering: .releasing)

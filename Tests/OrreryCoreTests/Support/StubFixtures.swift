@@ -45,6 +45,9 @@ extension URLMatcher {
             query.isEmpty ? "url \(path)" : "url \(path)?" + query.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
         case .urlPattern(let pattern): "urlPattern \(pattern.source)"
         case .pathPattern(let pattern): "pathPattern \(pattern.source)"
+        case .pathTemplate(let template): "pathTemplate \(template)"
+        case .urlTemplate(let template, let query):
+            "urlTemplate \(template)" + (query.isEmpty ? "" : "?" + query.map { "\($0.name)=\($0.value)" }.joined(separator: "&"))
         }
     }
 }

@@ -2,7 +2,8 @@ import CLibevent  // libevent's headers define the time structs this file reads,
 import Glibc
 import Synchronization
 
-/// An HTTP/1.1 server on libevent: one event loop per thread, all accepting on one port.
+/// Orrery's HTTP/1.1 server: one event loop per thread, all accepting on one port, each connection read and
+/// answered by an `HTTP1ConnectionStateMachine`.
 public final class HTTPServer: Sendable {
     public let configuration: HTTPServerConfiguration
     /// The port actually bound (useful when the configuration asked for 0).
@@ -13,14 +14,14 @@ public final class HTTPServer: Sendable {
 
     private struct State: @unchecked Sendable {
         // @unchecked: the workers are only touched on their own loop threads (see `shutdown`).
-        var workers: [HTTPWorker] = []
+        var workers: [ServerWorker] = []
         var threads: [LoopThread] = []
-        var isRunning = false
     }
 
-    /// Binds the sockets and builds one handler per loop; nothing is accepted until `start`.
+    /// Binds the socket and builds one handler per loop; nothing is accepted until `start`.
+    /// - Parameter onEvent: what the server reports for its owner to log (accepting paused, connection limit).
     public init(
-        configuration: HTTPServerConfiguration,
+        configuration: HTTPServerConfiguration, onEvent: @escaping @Sendable (ServerEvent) -> Void = { _ in },
         makeHandler: (_ loopIndex: Int, _ loop: EventLoop) throws(EventError) -> any HTTPRequestHandler
     ) throws(EventError) {
         self.configuration = configuration
@@ -29,17 +30,22 @@ public final class HTTPServer: Sendable {
             host: configuration.host, port: configuration.port, count: threadCount)
         self.port = port
         var loops: [EventLoop] = []
-        var workers: [HTTPWorker] = []
+        var workers: [ServerWorker] = []
+        var unused = sockets[...]
         do {
-            for (index, socket) in sockets.enumerated() {
+            for index in sockets.indices {
                 let loop = try EventLoop()
-                let worker = try HTTPWorker(loop: loop, configuration: configuration, handler: try makeHandler(index, loop))
+                let worker = ServerWorker(
+                    loop: loop, index: index, configuration: configuration, handler: try makeHandler(index, loop),
+                    onEvent: onEvent)
+                let socket = unused.removeFirst()
                 try worker.accept(on: socket)
                 loops.append(loop)
                 workers.append(worker)
             }
         } catch {
-            sockets.forEach { close($0) }
+            unused.forEach { close($0) }
+            workers.forEach { $0.closeAll() }
             throw error
         }
         self.loops = loops
@@ -49,40 +55,37 @@ public final class HTTPServer: Sendable {
     /// Starts one thread per loop.
     public func start() throws(EventError) {
         let threads = try loops.map { loop throws(EventError) in try LoopThread(running: loop) }
-        state.withLock {
-            $0.threads = threads
-            $0.isRunning = true
-        }
+        state.withLock { $0.threads = threads }
     }
 
-    /// Graceful stop: close the listening sockets, let responses already queued reach their clients (up to
-    /// `drainMilliseconds`), close the connections, and wait for every loop thread to end.
+    /// Graceful stop: close the listening sockets and idle connections, let answers under way finish and reach
+    /// their clients (up to `drainMilliseconds`), close the rest, and wait for every loop thread to end.
     public func shutdown(drainMilliseconds: Int = 5_000) {
         let (workers, threads) = state.withLock { state in
             let taken = (state.workers, state.threads)
             state.threads = []
-            state.isRunning = false
             return taken
         }
+        let deadline = Self.now() + drainMilliseconds
         for worker in workers {
             let box = WorkerBox(worker: worker)
             worker.loop.execute {
-                box.worker.stopAccepting()
-                Self.drain(box.worker, deadline: Self.now() + drainMilliseconds)
+                box.worker.beginShutdown()
+                Self.drain(box.worker, deadline: deadline)
             }
         }
         threads.forEach { $0.join() }
         state.withLock { $0.workers = [] }
     }
 
-    /// Checks every 10 ms until no reply is waiting to be sent or written, then closes connections and ends the loop.
-    private static func drain(_ worker: HTTPWorker, deadline: Int) {
-        if (worker.pendingOutputBytes <= 0 && worker.pendingDelayedReplies == 0) || now() >= deadline {
-            worker.closeHTTP()
+    /// Checks every 5 ms until no answer is under way, then closes what is left and ends the loop.
+    private static func drain(_ worker: ServerWorker, deadline: Int) {
+        if !worker.isBusy || now() >= deadline {
+            worker.closeAll()
             worker.loop.stop()
             return
         }
-        worker.loop.schedule(afterMilliseconds: 10) { drain(worker, deadline: deadline) }
+        worker.loop.schedule(afterMilliseconds: 5) { drain(worker, deadline: deadline) }
     }
 
     private static func now() -> Int {
@@ -95,5 +98,5 @@ public final class HTTPServer: Sendable {
 /// Carries a worker into a job for its own loop.
 private struct WorkerBox: @unchecked Sendable {
     // @unchecked: the job runs on the worker's own loop thread, the only place the worker is used.
-    let worker: HTTPWorker
+    let worker: ServerWorker
 }

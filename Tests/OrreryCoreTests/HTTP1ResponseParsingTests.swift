@@ -2,19 +2,19 @@ import Testing
 @testable import OrreryCore
 
 @Suite("Reading upstream responses")
-struct HTTPResponseParserTests {
+struct HTTP1ResponseParsingTests {
     /// Feeds the text in pieces of `piece` bytes, as a socket might deliver it; returns the parser and the bytes
     /// it left unused (what follows the response).
     private func parse(
         _ text: String, method: String = "GET", piece: Int, atEnd: Bool = false
-    ) throws -> (HTTPResponseParser, leftover: Int) {
-        var parser = HTTPResponseParser(requestMethod: method, maximumHeadBytes: 256)
+    ) throws -> (HTTP1Parser, leftover: Int) {
+        var parser = HTTP1Parser(requestMethod: method, maximumHeadBytes: 256)
         let bytes = Array(text.utf8)
         var pending: [UInt8] = []
         var leftover = 0
         for start in stride(from: 0, to: bytes.count, by: piece) {
             pending += bytes[start..<min(start + piece, bytes.count)]
-            let used = try pending.withUnsafeBytes { try parser.parse($0) }
+            let used = try pending.withUnsafeBytes { try parser.parseMessage($0) }
             pending.removeFirst(used)
             if parser.isComplete {
                 leftover = pending.count + bytes.count - min(start + piece, bytes.count)
@@ -64,7 +64,7 @@ struct HTTPResponseParserTests {
     func obsoleteFolding() throws {
         let parser = try parse("HTTP/1.1 200 OK\r\nX-Long: first\r\n \t second\r\nContent-Length: 0\r\n\r\n", piece: 6).0
         #expect(parser.headers["X-Long"] == "first second")
-        #expect(throws: HTTPResponseParser.Failure.self) {
+        #expect(throws: HTTP1ParseError.self) {
             _ = try parse("HTTP/1.1 200 OK\r\n folded\r\n\r\n", piece: 99)
         }
     }
@@ -96,13 +96,13 @@ struct HTTPResponseParserTests {
 
     @Test("A head over the limit, and a response cut short, are failures")
     func limitsAndTruncation() {
-        #expect(throws: HTTPResponseParser.Failure.headTooLarge(limit: 256)) {
+        #expect {
             _ = try parse("HTTP/1.1 200 OK\r\nX: \(String(repeating: "a", count: 300))\r\n\r\n", piece: 50)
-        }
-        #expect(throws: HTTPResponseParser.Failure.truncated) {
+        } throws: { ($0 as? HTTP1ParseError)?.kind == .headTooLarge }
+        #expect(throws: HTTP1ParseError(.truncated, "the connection closed before the message was complete")) {
             _ = try parse("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort", piece: 4, atEnd: true)
         }
-        #expect(throws: HTTPResponseParser.Failure.truncated) {
+        #expect(throws: HTTP1ParseError(.truncated, "the connection closed before the message was complete")) {
             _ = try parse("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab", piece: 4, atEnd: true)
         }
     }

@@ -13,7 +13,7 @@ final class UpstreamExchange {
     private let completion: (Result<UpstreamResponse, UpstreamFailure>) -> Void
     private let key: String
     private var connection: UpstreamConnection?
-    private var parser: HTTPResponseParser
+    private var parser: HTTP1Parser
     private var isFinished = false
     private var isOnReusedConnection = false
     private var hasRetried = false
@@ -29,7 +29,7 @@ final class UpstreamExchange {
         self.request = request
         self.completion = completion
         self.key = key
-        parser = HTTPResponseParser(requestMethod: request.method)
+        parser = HTTP1Parser(requestMethod: request.method)
     }
 
     func start() {
@@ -91,7 +91,7 @@ final class UpstreamExchange {
     private func send(on connection: UpstreamConnection) {
         self.connection = connection
         connection.exchange = self
-        parser = HTTPResponseParser(requestMethod: request.method)
+        parser = HTTP1Parser(requestMethod: request.method)
         guard connection.write(head: Self.head(of: request), body: request.body) else {
             dropConnection()
             finish(.failure(UpstreamFailure(.hostConnectionError, "cannot send the request to \(request.upstream.origin)")))
@@ -99,30 +99,10 @@ final class UpstreamExchange {
         }
     }
 
-    /// The request line, the headers (Host first, as the proxy put it) and the body's length, as bytes copied
-    /// straight from each string's storage.
+    /// The request line, the headers (Host first, as the proxy put it) and the body's length.
     static func head(of request: UpstreamRequest) -> [UInt8] {
-        var head: [UInt8] = []
-        head.reserveCapacity(512)
-        head.appendUTF8(request.method)
-        head.append(0x20)
-        head.appendUTF8(request.target)
-        head.appendUTF8(" HTTP/1.1\r\n")
-        // No value holds a line break: evhttp refuses them from clients, and the forwarder drops injected ones.
-        for (name, value) in request.headers.entries {
-            head.appendUTF8(name)
-            head.append(0x3A)
-            head.append(0x20)
-            head.appendUTF8(value)
-            head.append(0x0D)
-            head.append(0x0A)
-        }
-        if !request.body.isEmpty || request.method == "POST" || request.method == "PUT" || request.method == "PATCH" {
-            head.appendUTF8("Content-Length: \(request.body.count)\r\n")
-        }
-        head.append(0x0D)
-        head.append(0x0A)
-        return head
+        HTTP1Encoder.requestHead(
+            method: request.method, target: request.target, headers: request.headers, bodyLength: request.body.count)
     }
 
     // MARK: - Connection callbacks
@@ -137,7 +117,7 @@ final class UpstreamExchange {
             try connection.read(into: &parser)
         } catch {
             dropConnection()
-            let kind: UpstreamFailure.Kind = parser.sawStatusLine ? .connectionReset : .hostConnectionError
+            let kind: UpstreamFailure.Kind = parser.sawStartLine ? .connectionReset : .hostConnectionError
             finish(.failure(UpstreamFailure(kind, "\(request.upstream.origin) sent \(error)")))
             return
         }
@@ -153,7 +133,7 @@ final class UpstreamExchange {
         }
         dropConnection()
         // A pooled connection the upstream had already closed fails before any answer: try once on a new one.
-        if isOnReusedConnection && !parser.sawStatusLine && !hasRetried {
+        if isOnReusedConnection && !parser.sawStartLine && !hasRetried {
             hasRetried = true
             isOnReusedConnection = false
             // The pooled connection's timer went with it.
@@ -177,7 +157,7 @@ final class UpstreamExchange {
             .success(
                 UpstreamResponse(
                     status: parser.status, reason: parser.reason.isEmpty ? HTTPStatusCode.reasonPhrase(for: parser.status) : parser.reason,
-                    headers: parser.headers, body: Payload(parser.body))))
+                    headers: parser.headers, body: Payload(parser.takeBody()))))
     }
 
     private func classify(_ connection: UpstreamConnection, errorCode: Int32) -> UpstreamFailure {
@@ -185,7 +165,7 @@ final class UpstreamExchange {
         if let tls = connection.tlsError {
             return UpstreamFailure(.tlsError, "TLS with \(origin) failed: \(tls)")
         }
-        if parser.sawStatusLine {
+        if parser.sawStartLine {
             return UpstreamFailure(.connectionReset, "\(origin) closed the connection in the middle of its response")
         }
         if errorCode != 0 {
@@ -211,13 +191,5 @@ final class UpstreamExchange {
         connectDeadline = nil
         completion(result)
         Unmanaged.passUnretained(self).release()
-    }
-}
-
-extension [UInt8] {
-    /// Appends the string's UTF-8 bytes in one copy.
-    mutating func appendUTF8(_ text: String) {
-        var text = text
-        text.withUTF8 { append(contentsOf: $0) }
     }
 }

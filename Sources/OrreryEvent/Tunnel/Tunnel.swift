@@ -5,25 +5,24 @@ import OrreryCore
 /// A `CONNECT` tunnel: once the upstream accepts the TCP connection, the client's connection stops being HTTP and
 /// bytes are copied both ways, unchanged, until either side closes.
 ///
-/// libevent 2.1 cannot detach a connection from evhttp, so the tunnel takes over the connection's bufferevent: it
-/// replaces evhttp's callbacks with its own and never answers the `CONNECT` through evhttp. evhttp stops reading a
-/// connection while its request is being answered, so it does not look at it again; closing the tunnel frees the
-/// evhttp connection, and the bufferevent and request with it.
+/// Until the upstream accepts, the client's connection is still HTTP (a failure is answered on it); then the tunnel
+/// takes the connection's bufferevent over, with any bytes the client sent behind its `CONNECT` (a TLS hello), and
+/// owns it until both sides are done.
 final class Tunnel {
     private enum State { case connecting, open, draining, closed }
 
     /// Bytes queued towards one side before reading from the other pauses.
     private static let maximumQueuedBytes = 512 * 1024
 
-    private unowned let worker: HTTPWorker
-    private let request: OpaquePointer
+    private unowned let worker: ServerWorker
+    /// The client's connection, until the tunnel takes it over.
+    private var connection: ServerConnection?
     private let target: ConnectTarget
     private let connectTimeoutMilliseconds: Int
     private let failed: (UpstreamFailure) -> Void
     private let closed: (TunnelTotals) -> Void
     private var state = State.connecting
-    /// The evhttp connection of the client, and its bufferevent, once taken over.
-    private var clientConnection: OpaquePointer?
+    /// The client's bufferevent, once taken over.
     private var clientSide: OpaquePointer?
     private var upstreamSide: OpaquePointer?
     private var totals = TunnelTotals()
@@ -31,11 +30,11 @@ final class Tunnel {
     private var connectDeadline: OneShotTimer?
 
     init(
-        worker: HTTPWorker, request: OpaquePointer, target: ConnectTarget, connectTimeoutMilliseconds: Int,
+        worker: ServerWorker, connection: ServerConnection, target: ConnectTarget, connectTimeoutMilliseconds: Int,
         failed: @escaping (UpstreamFailure) -> Void, closed: @escaping (TunnelTotals) -> Void
     ) {
         self.worker = worker
-        self.request = request
+        self.connection = connection
         self.target = target
         self.connectTimeoutMilliseconds = connectTimeoutMilliseconds
         self.failed = failed
@@ -86,28 +85,25 @@ final class Tunnel {
 
     /// The upstream accepted: answer the `CONNECT` with 200 on the raw connection and start relaying.
     private func takeOver() {
-        guard let connection = evhttp_request_get_connection(request),
-            let client = evhttp_connection_get_bufferevent(connection), let upstream = upstreamSide
-        else {
+        guard let (client, received) = connection?.takeOver(), let upstream = upstreamSide else {
             fail(UpstreamFailure(.hostConnectionError, "the client's connection is gone"))
             return
         }
+        connection = nil
         state = .open
         connectDeadline = nil
-        clientConnection = connection
         clientSide = client
-        worker.stopWatching(client)
-        evhttp_connection_set_closecb(connection, Trampolines.tunnelClientClosed, context)
-        // evhttp's idle timeouts suit requests, not a tunnel that may be quiet in one direction for long.
-        bufferevent_set_timeouts(client, nil, nil)
         bufferevent_setwatermark(client, Int16(EV_READ | EV_WRITE), 0, 0)
         bufferevent_setcb(client, Trampolines.tunnelReadable, Trampolines.tunnelWritable, Trampolines.tunnelEvent, context)
         let established = Array("HTTP/1.1 200 Connection Established\r\n\r\n".utf8)
         bufferevent_write(client, established, established.count)
+        // A client may send its first bytes (a TLS hello) right behind the CONNECT head, before the 200.
+        if !received.isEmpty {
+            totals.fromClient += received.count
+            bufferevent_write(upstream, received, received.count)
+        }
         bufferevent_enable(client, Int16(EV_READ | EV_WRITE))
         bufferevent_enable(upstream, Int16(EV_READ | EV_WRITE))
-        // A client may send its first bytes (a TLS hello) right behind the CONNECT head, before the 200.
-        if let input = bufferevent_get_input(client), evbuffer_get_length(input) > 0 { readable(client) }
     }
 
     // MARK: - Relaying
@@ -174,13 +170,6 @@ final class Tunnel {
         if evbuffer_get_length(output) == 0 { close() }
     }
 
-    /// evhttp freed the client's connection (the server is shutting down).
-    func clientConnectionFreed() {
-        clientConnection = nil
-        clientSide = nil
-        close()
-    }
-
     // MARK: - Closing
 
     private func close() {
@@ -204,12 +193,9 @@ final class Tunnel {
         guard !isFreed else { return }
         isFreed = true
         state = .closed
-        if let clientConnection {
-            evhttp_connection_set_closecb(clientConnection, nil, nil)
-            evhttp_connection_free(clientConnection)
-        }
-        clientConnection = nil
+        if let clientSide { bufferevent_free(clientSide) }
         clientSide = nil
+        connection = nil
         if let upstreamSide { bufferevent_free(upstreamSide) }
         upstreamSide = nil
         worker.tunnelFreed(self)

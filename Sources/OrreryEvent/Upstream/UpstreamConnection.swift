@@ -5,7 +5,7 @@ import OrreryCore
 /// One connection to an upstream, plain or TLS: a bufferevent that carries one request at a time, and stays open
 /// between them (keep-alive) in its client's pool.
 ///
-/// Requests are written as bytes made in one piece and responses read by `HTTPResponseParser`, without evhttp's
+/// Requests are written as bytes made in one piece and responses read by `HTTP1Parser`, without evhttp's
 /// client: its request objects, header lists and printf formatting doubled what proxying a small request cost.
 /// A plain connection's answers are read from the socket by a read event of its own, one recv() per wakeup into
 /// the client's scratch buffer; the bufferevent's reading would ask the socket for its size first (an ioctl) and
@@ -119,19 +119,19 @@ final class UpstreamConnection {
     }
 
     /// Reads what arrived into `parser`, until the response is complete or the input runs out.
-    func read(into parser: inout HTTPResponseParser) throws(HTTPResponseParser.Failure) {
+    func read(into parser: inout HTTP1Parser) throws(HTTP1ParseError) {
         if isTLS {
             try readBuffered(into: &parser)
             return
         }
         if carried.isEmpty {
-            let used = try parser.parse(received)
+            let used = try parser.parseMessage(received)
             if used < received.count { carried = Array(received[used...]) }
         } else {
             carried.append(contentsOf: received)
-            let outcome: Result<Int, HTTPResponseParser.Failure> = carried.withUnsafeBytes { bytes in
-                do throws(HTTPResponseParser.Failure) {
-                    return .success(try parser.parse(bytes))
+            let outcome: Result<Int, HTTP1ParseError> = carried.withUnsafeBytes { bytes in
+                do throws(HTTP1ParseError) {
+                    return .success(try parser.parseMessage(bytes))
                 } catch {
                     return .failure(error)
                 }
@@ -142,7 +142,7 @@ final class UpstreamConnection {
 
     /// The bufferevent's input, seen a chunk at a time without copying; when the parser stops short in the middle
     /// of one (a line that goes on in the next chunk), what is there is made contiguous for it.
-    private func readBuffered(into parser: inout HTTPResponseParser) throws(HTTPResponseParser.Failure) {
+    private func readBuffered(into parser: inout HTTP1Parser) throws(HTTP1ParseError) {
         guard let bufferevent, let input = bufferevent_get_input(bufferevent) else { return }
         var wanted = evbuffer_get_contiguous_space(input)
         while !parser.isComplete {
@@ -150,7 +150,7 @@ final class UpstreamConnection {
             guard available > 0 else { return }
             let length = min(max(wanted, 1), available)
             guard let start = evbuffer_pullup(input, length) else { return }
-            let used = try parser.parse(UnsafeRawBufferPointer(start: start, count: length))
+            let used = try parser.parseMessage(UnsafeRawBufferPointer(start: start, count: length))
             evbuffer_drain(input, used)
             if used == length {
                 wanted = evbuffer_get_contiguous_space(input)

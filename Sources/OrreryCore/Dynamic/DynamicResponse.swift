@@ -1,0 +1,88 @@
+import Foundation
+
+/// What a stub's response decides per request, for the server to carry out: a body rendered from a template or a
+/// page of a collection, a delay drawn from a distribution, a bandwidth limit, a fault.
+///
+/// `PreparedResponse.dynamic` holds one when the response has any of these (a reference, so that a prepared
+/// response without one stays small); a response without one is sent as prepared. The order to carry it out in: `fault` (only `truncatedBody` sends anything), then the delay
+/// (`sampleDelay`), then the answer (`render` when `rendersBody`, else the prepared variant), at `throttle`'s pace.
+public final class DynamicResponse: Sendable {
+    public let status: Int
+    /// The stub's headers as written (template values unrendered).
+    public let headers: HTTPHeaders
+    public let template: ResponseTemplate?
+    public let pagination: Pagination?
+    /// When present, replaces `PreparedResponse.delayMilliseconds` (which holds only a fixed delay).
+    public let delay: Delay?
+    public let throttle: Throttle?
+    public let fault: Fault?
+
+    public init(
+        status: Int, headers: HTTPHeaders, template: ResponseTemplate? = nil, pagination: Pagination? = nil,
+        delay: Delay? = nil, throttle: Throttle? = nil, fault: Fault? = nil
+    ) {
+        self.status = status
+        self.headers = headers
+        self.template = template
+        self.pagination = pagination
+        self.delay = delay
+        self.throttle = throttle
+        self.fault = fault
+    }
+
+    /// Whether the status, headers and body are made per request (`render`); otherwise the prepared (and possibly
+    /// compressed) response is what goes out.
+    public var rendersBody: Bool { template != nil || pagination != nil }
+
+    /// The milliseconds to wait before answering this request (0 for none).
+    public func sampleDelay<Generator: RandomNumberGenerator>(using generator: inout Generator) -> Int {
+        delay?.sample(using: &generator) ?? 0
+    }
+
+    /// The response for one request.
+    ///
+    /// - Parameters:
+    ///   - parameters: the request's path parameters (`IndexedStub.parameters(for:)`).
+    ///   - now: what `now` prints.
+    ///   - scheme: how the client reached Orrery (`http` or `https`), for the `Link` URLs of a page.
+    ///   - generator: where `uuid` comes from.
+    public func render<Generator: RandomNumberGenerator>(
+        _ request: HTTPRequest, parameters: PathParameters = PathParameters(), now: Date = Date(),
+        scheme: String = "http", using generator: inout Generator
+    ) -> RenderedResponse {
+        if let pagination {
+            return pagination.page(for: request, scheme: scheme, status: status, headers: headers)
+        }
+        guard let template else { return RenderedResponse(status: status, headers: headers, body: []) }
+        var context = TemplateContext(request: request, parameters: parameters, now: now, generator: generator)
+        let headers = template.renderHeaders(headers, context: &context)
+        let body = template.body?.render(&context) ?? []
+        generator = context.generator
+        return RenderedResponse(status: status, headers: headers, body: body)
+    }
+
+    /// The response for one request, `uuid` from the system's random numbers.
+    public func render(
+        _ request: HTTPRequest, parameters: PathParameters = PathParameters(), now: Date = Date(), scheme: String = "http"
+    ) -> RenderedResponse {
+        var generator = SystemRandomNumberGenerator()
+        return render(request, parameters: parameters, now: now, scheme: scheme, using: &generator)
+    }
+}
+
+/// A response made for one request: a rendered template or a page.
+public struct RenderedResponse: Sendable, Equatable {
+    public var status: Int
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+
+    public init(status: Int, headers: HTTPHeaders, body: [UInt8]) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    public var reason: String { HTTPStatusCode.reasonPhrase(for: status) }
+
+    public var bodyText: String { String(decoding: body, as: UTF8.self) }
+}

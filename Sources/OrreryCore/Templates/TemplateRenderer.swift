@@ -1,0 +1,330 @@
+/// A value a template name resolved to for one request; strings of the request are referenced, not copied.
+enum TemplateValue {
+    case missing
+    case text(Substring)
+    case json(JSONValue)
+    /// Several texts: the path segments.
+    case list([Substring])
+    /// The request body, as it came.
+    case body
+    case now
+    case uuid
+}
+
+extension Template {
+    /// Renders the template for one request into a new byte array.
+    public func render<Generator>(_ context: inout TemplateContext<Generator>) -> [UInt8] {
+        var out: [UInt8] = []
+        render(into: &out, context: &context)
+        return out
+    }
+
+    /// Appends the rendered template to `out`, reserving room for the literal text and a little more first.
+    public func render<Generator>(into out: inout [UInt8], context: inout TemplateContext<Generator>) {
+        out.reserveCapacity(out.count + literalSize + 64)
+        var stack: [TemplateValue] = []
+        TemplateRenderer.render(nodes, mode: mode, into: &out, context: &context, stack: &stack)
+    }
+
+    /// The rendered text (a header value).
+    public func renderText<Generator>(_ context: inout TemplateContext<Generator>) -> String {
+        String(decoding: render(&context), as: UTF8.self)
+    }
+}
+
+/// The rendering of compiled templates, and the byte formats it writes (JSON escapes, RFC 3339 times, UUIDs).
+enum TemplateRenderer {
+    static func render<Generator>(
+        _ nodes: [TemplateNode], mode: Template.Mode, into out: inout [UInt8], context: inout TemplateContext<Generator>,
+        stack: inout [TemplateValue]
+    ) {
+        for node in nodes {
+            switch node {
+            case .literal(let bytes):
+                out.append(contentsOf: bytes)
+            case .value(let lookup):
+                write(resolve(lookup, context: &context, stack: stack), mode: mode, into: &out, context: &context)
+            case .section(let lookup, let inverted, let children):
+                let value = resolve(lookup, context: &context, stack: stack)
+                if inverted {
+                    if !isTruthy(value) { render(children, mode: mode, into: &out, context: &context, stack: &stack) }
+                    continue
+                }
+                switch value {
+                case .json(.array(let items)):
+                    for item in items {
+                        stack.append(.json(item))
+                        render(children, mode: mode, into: &out, context: &context, stack: &stack)
+                        stack.removeLast()
+                    }
+                case .list(let items):
+                    for item in items {
+                        stack.append(.text(item))
+                        render(children, mode: mode, into: &out, context: &context, stack: &stack)
+                        stack.removeLast()
+                    }
+                default:
+                    guard isTruthy(value) else { continue }
+                    stack.append(value)
+                    render(children, mode: mode, into: &out, context: &context, stack: &stack)
+                    stack.removeLast()
+                }
+            }
+        }
+    }
+
+    /// Mustache's falsy values: missing, null, false, an empty string or list.
+    static func isTruthy(_ value: TemplateValue) -> Bool {
+        switch value {
+        case .missing: false
+        case .text(let text): !text.isEmpty
+        case .list(let items): !items.isEmpty
+        case .json(let json):
+            switch json {
+            case .null: false
+            case .bool(let flag): flag
+            case .string(let text): !text.isEmpty
+            case .array(let items): !items.isEmpty
+            case .number, .object: true
+            }
+        case .body, .now, .uuid: true
+        }
+    }
+
+    static func resolve<Generator>(
+        _ lookup: TemplateLookup, context: inout TemplateContext<Generator>, stack: [TemplateValue]
+    ) -> TemplateValue {
+        switch lookup {
+        case .root(let root):
+            return resolve(root, context: &context)
+        case .current:
+            return stack.last ?? .missing
+        case .contextual(let components, let fallback):
+            // The first part is looked up item by item, innermost first; the rest goes down from where it was found.
+            let first = components[0]
+            for item in stack.reversed() {
+                guard case .json(.object(let members)) = item, let found = members.first(where: { $0.0 == first }) else {
+                    continue
+                }
+                return descend(found.1, components.dropFirst())
+            }
+            return fallback.map { resolve($0, context: &context) } ?? .missing
+        }
+    }
+
+    static func resolve<Generator>(_ lookup: RootLookup, context: inout TemplateContext<Generator>) -> TemplateValue {
+        let request = context.request
+        switch lookup {
+        case .method: return .text(request.method[...])
+        case .path: return .text(request.path[...])
+        case .pathSegment(let position):
+            return pathSegment(request.path, position).map { .text($0) } ?? .missing
+        case .pathSegments:
+            return .list(request.path.utf8.dropFirst().isEmpty ? [] : request.path.dropFirst().split(separator: "/", omittingEmptySubsequences: false))
+        case .query(let name):
+            return request.query.first(where: { $0.name == name }).map { .text($0.value[...]) } ?? .missing
+        case .header(let name):
+            return request.headers.first(named: name).map { .text($0[...]) } ?? .missing
+        case .body:
+            return .body
+        case .json(let components):
+            guard let json = context.json() else { return .missing }
+            return descend(json, components[...])
+        case .parameter(let index):
+            return index < context.parameters.values.count ? .text(context.parameters.values[index]) : .missing
+        case .now: return .now
+        case .uuid: return .uuid
+        }
+    }
+
+    /// Members by name, and list items by number (`items.0.name`).
+    static func descend(_ value: JSONValue, _ components: ArraySlice<String>) -> TemplateValue {
+        var current = value
+        for component in components {
+            switch current {
+            case .object(let members):
+                guard let member = members.first(where: { $0.0 == component }) else { return .missing }
+                current = member.1
+            case .array(let items):
+                guard let index = Int(component), index >= 0, index < items.count else { return .missing }
+                current = items[index]
+            default:
+                return .missing
+            }
+        }
+        return .json(current)
+    }
+
+    /// Segment `position` (from 0) of a path that starts with `/`, without copying it.
+    static func pathSegment(_ path: String, _ position: Int) -> Substring? {
+        let utf8 = path.utf8
+        var start = utf8.index(after: utf8.startIndex)
+        guard utf8.first == UInt8(ascii: "/"), start <= utf8.endIndex else { return nil }
+        var remaining = position
+        while true {
+            let end = utf8[start...].firstIndex(of: UInt8(ascii: "/")) ?? utf8.endIndex
+            if remaining == 0 {
+                // `/` alone has no segments; `/a/` has "a" and "".
+                if start == utf8.endIndex && position == 0 && utf8.count == 1 { return nil }
+                return path[start..<end]
+            }
+            guard end != utf8.endIndex else { return nil }
+            start = utf8.index(after: end)
+            remaining -= 1
+        }
+    }
+
+    static func write<Generator>(
+        _ value: TemplateValue, mode: Template.Mode, into out: inout [UInt8], context: inout TemplateContext<Generator>
+    ) {
+        let escape = mode == .jsonString
+        switch value {
+        case .missing:
+            return
+        case .text(let text):
+            append(text.utf8, escape: escape, into: &out)
+        case .json(let json):
+            switch json {
+            case .string(let text): append(text.utf8, escape: escape, into: &out)
+            case .number(_, let text): out.append(contentsOf: text.utf8)
+            case .bool(let flag): out.append(contentsOf: (flag ? "true" : "false").utf8)
+            case .null: out.append(contentsOf: "null".utf8)
+            case .array, .object: append(json.encodedBytes, escape: escape, into: &out)
+            }
+        case .list(let items):
+            for (index, item) in items.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: "/")) }
+                append(item.utf8, escape: escape, into: &out)
+            }
+        case .body:
+            if escape {
+                // Inside a JSON string the text must be valid UTF-8: bytes that are not become U+FFFD.
+                append(String(decoding: context.request.body, as: UTF8.self).utf8, escape: true, into: &out)
+            } else {
+                out.append(contentsOf: context.request.body)
+            }
+        case .now:
+            appendTimestamp(context.now, into: &out)
+        case .uuid:
+            out.append(contentsOf: context.uuid())
+        }
+    }
+
+    @inline(__always)
+    static func append<Bytes: Collection<UInt8>>(_ bytes: Bytes, escape: Bool, into out: inout [UInt8]) {
+        guard escape else {
+            out.append(contentsOf: bytes)
+            return
+        }
+        appendJSONEscaped(bytes, into: &out)
+    }
+
+    /// Appends bytes as the inside of a JSON string: quotes, backslashes and control characters escaped.
+    static func appendJSONEscaped<Bytes: Collection<UInt8>>(_ bytes: Bytes, into out: inout [UInt8]) {
+        let done: Void? = bytes.withContiguousStorageIfAvailable { appendJSONEscaped(buffer: $0, into: &out) }
+        if done == nil {
+            Array(bytes).withUnsafeBufferPointer { appendJSONEscaped(buffer: $0, into: &out) }
+        }
+    }
+
+    /// Copies the runs between escapes whole: most values have none, or a few quotes.
+    static func appendJSONEscaped(buffer: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+        var runStart = 0
+        for index in 0..<buffer.count {
+            let byte = buffer[index]
+            guard needsEscape(byte) else { continue }
+            if runStart < index { out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[runStart..<index])) }
+            runStart = index + 1
+            out.append(UInt8(ascii: "\\"))
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(byte)
+            case UInt8(ascii: "\n"): out.append(UInt8(ascii: "n"))
+            case UInt8(ascii: "\r"): out.append(UInt8(ascii: "r"))
+            case UInt8(ascii: "\t"): out.append(UInt8(ascii: "t"))
+            default:
+                out.append(UInt8(ascii: "u"))
+                out.append(UInt8(ascii: "0"))
+                out.append(UInt8(ascii: "0"))
+                out.append(hexDigit(byte >> 4))
+                out.append(hexDigit(byte & 0xF))
+            }
+        }
+        if runStart < buffer.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[runStart...])) }
+    }
+
+    @inline(__always)
+    static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+    }
+
+    static func jsonEscaped(_ bytes: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        appendJSONEscaped(bytes, into: &out)
+        return out
+    }
+
+    @inline(__always)
+    static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+    }
+
+    /// `2024-05-01T12:34:56Z`: RFC 3339 in UTC, to the second.
+    static func appendTimestamp(_ seconds: Int, into out: inout [UInt8]) {
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = seconds - days * 86_400
+        // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm), without Foundation's calendars.
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        appendDigits(year, count: 4, into: &out)
+        out.append(UInt8(ascii: "-"))
+        appendDigits(month, count: 2, into: &out)
+        out.append(UInt8(ascii: "-"))
+        appendDigits(day, count: 2, into: &out)
+        out.append(UInt8(ascii: "T"))
+        appendDigits(secondOfDay / 3600, count: 2, into: &out)
+        out.append(UInt8(ascii: ":"))
+        appendDigits(secondOfDay / 60 % 60, count: 2, into: &out)
+        out.append(UInt8(ascii: ":"))
+        appendDigits(secondOfDay % 60, count: 2, into: &out)
+        out.append(UInt8(ascii: "Z"))
+    }
+
+    private static func appendDigits(_ value: Int, count: Int, into out: inout [UInt8]) {
+        var digits = [UInt8](repeating: UInt8(ascii: "0"), count: count)
+        var rest = max(0, value)
+        var index = count - 1
+        while index >= 0 {
+            digits[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+            rest /= 10
+            index -= 1
+        }
+        out.append(contentsOf: digits)
+    }
+
+    /// A version 4 UUID in lower case (`8-4-4-4-12` hex digits) from 128 random bits.
+    static func uuid(high: UInt64, low: UInt64) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for index in 0..<8 {
+            bytes[index] = UInt8(truncatingIfNeeded: high >> UInt64(56 - 8 * index))
+            bytes[index + 8] = UInt8(truncatingIfNeeded: low >> UInt64(56 - 8 * index))
+        }
+        bytes[6] = bytes[6] & 0x0F | 0x40
+        bytes[8] = bytes[8] & 0x3F | 0x80
+        var text: [UInt8] = []
+        text.reserveCapacity(36)
+        for (index, byte) in bytes.enumerated() {
+            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
+            text.append(hexDigit(byte >> 4))
+            text.append(hexDigit(byte & 0xF))
+        }
+        return text
+    }
+}

@@ -1,0 +1,87 @@
+import CLibevent
+import Glibc
+import OrreryCore
+
+/// Bytes waiting to be written to one connection, as references to payloads (a stub's prepared head and body are
+/// never copied): written with one `writev` when the socket takes them, and handed to the connection's
+/// bufferevent, still by reference, when it does not.
+struct OutputQueue {
+    private var chunks: [(payload: Payload, offset: Int)] = []
+    private(set) var byteCount = 0
+
+    var isEmpty: Bool { byteCount == 0 }
+
+    mutating func append(_ payload: Payload) {
+        guard payload.count > 0 else { return }
+        chunks.append((payload, 0))
+        byteCount += payload.count
+    }
+
+    mutating func append(_ bytes: [UInt8]) {
+        append(Payload(bytes))
+    }
+
+    /// Writes what the socket takes now. Returns false when the socket failed (the peer has gone); errno says why.
+    mutating func write(to fd: Int32) -> Bool {
+        while !chunks.isEmpty {
+            let count = min(chunks.count, 64)
+            let written = withUnsafeTemporaryAllocation(of: iovec.self, capacity: count) { vectors -> Int in
+                for index in 0..<count {
+                    let (payload, offset) = chunks[index]
+                    payload.withUnsafeBytes { bytes in
+                        vectors[index] = iovec(
+                            iov_base: UnsafeMutableRawPointer(mutating: bytes.baseAddress.map { $0 + offset }),
+                            iov_len: bytes.count - offset)
+                    }
+                }
+                return writev(fd, vectors.baseAddress, Int32(count))
+            }
+            if written < 0 {
+                return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR
+            }
+            drop(written)
+            // The socket took less than offered: it is full.
+            if written == 0 || !chunks.isEmpty && count < 64 { return true }
+        }
+        return true
+    }
+
+    /// Hands everything to `buffer` by reference: each payload stays retained until libevent has written it.
+    mutating func move(to buffer: OpaquePointer) {
+        for (payload, offset) in chunks {
+            let owner = Unmanaged.passRetained(payload).toOpaque()
+            let added = payload.withUnsafeBytes { bytes in
+                evbuffer_add_reference(
+                    buffer, bytes.baseAddress.map { $0 + offset }, bytes.count - offset, Trampolines.releasePayload, owner)
+            }
+            if added != 0 {
+                Unmanaged<Payload>.fromOpaque(owner).release()
+                // A reference could not be added: copy the bytes instead.
+                payload.withUnsafeBytes { bytes in _ = evbuffer_add(buffer, bytes.baseAddress.map { $0 + offset }, bytes.count - offset) }
+            }
+        }
+        removeAll()
+    }
+
+    mutating func removeAll() {
+        chunks.removeAll(keepingCapacity: true)
+        byteCount = 0
+    }
+
+    private mutating func drop(_ written: Int) {
+        var remaining = written
+        byteCount -= written
+        var done = 0
+        while remaining > 0, done < chunks.count {
+            let left = chunks[done].payload.count - chunks[done].offset
+            if remaining >= left {
+                remaining -= left
+                done += 1
+            } else {
+                chunks[done].offset += remaining
+                remaining = 0
+            }
+        }
+        chunks.removeFirst(done)
+    }
+}

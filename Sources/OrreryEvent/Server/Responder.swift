@@ -1,0 +1,72 @@
+import OrreryCore
+
+/// Sends the one answer to a request, now or later, on the request's event loop. A second answer, or one for a
+/// client that has gone, is dropped.
+public struct Responder {
+    let connection: ServerConnection
+    let number: Int
+    /// What the answer depends on besides itself: `HEAD`, the HTTP version, whether the connection is kept.
+    public let context: ResponseContext
+
+    init(connection: ServerConnection, number: Int, context: ResponseContext) {
+        self.connection = connection
+        self.number = number
+        self.context = context
+    }
+
+    /// The client's address, as text.
+    public var remoteAddress: String { connection.remoteAddress }
+
+    /// The loop the request arrived on; the answer must be given on it.
+    public var loop: EventLoop { connection.worker.loop }
+
+    /// Whether the client is still connected.
+    public var isConnected: Bool { !connection.isClosed }
+
+    /// Sends an encoded answer (a stub's prepared one, or one made for this request).
+    public func send(_ response: EncodedResponse) {
+        connection.send(response, number: number)
+    }
+
+    /// Sends an answer made for this request; the body is sent by reference.
+    public func send(status: Int, reason: String = "", headers: HTTPHeaders, body: Payload) {
+        send(EncodedResponse(status: status, reason: reason, headers: headers, body: body))
+    }
+
+    /// Sends an answer made for this request (errors, admin answers).
+    public func send(status: Int, headers: HTTPHeaders, body: [UInt8]) {
+        send(status: status, headers: headers, body: Payload(body))
+    }
+
+    /// Sends the answer after `milliseconds`, without holding up the loop's other connections.
+    public func send(afterMilliseconds milliseconds: Int, _ response: EncodedResponse) {
+        let connection = connection
+        let number = number
+        connection.worker.loop.schedule(afterMilliseconds: milliseconds) {
+            connection.send(response, number: number)
+        }
+    }
+
+    /// Starts an answer whose body is sent a piece at a time (server-sent events): the head goes out now, with
+    /// `Transfer-Encoding: chunked` (HTTP/1.0: until the connection closes). A client that lets more than
+    /// `maximumQueuedBytes` wait unread is disconnected. Nil when the client has gone.
+    public func startStream(status: Int = 200, headers: HTTPHeaders, maximumQueuedBytes: Int = 1 << 20) -> ResponseStream? {
+        connection.startStream(status: status, headers: headers, number: number, maximumQueuedBytes: maximumQueuedBytes)
+    }
+
+    /// Calls `observer` when the connection ends, however it ends (at once if it has).
+    public func whenClosed(_ observer: @escaping () -> Void) {
+        connection.whenClosed(observer)
+    }
+
+    /// Answers a `CONNECT`: connects to `target` and, once it accepts, turns this connection into a byte-for-byte
+    /// tunnel to it. If the target cannot be reached, `failed` is called on this loop with the request still
+    /// unanswered, and the responder must then send the error. `closed` is called when an open tunnel ends.
+    public func openTunnel(
+        to target: ConnectTarget, using client: UpstreamClient, failed: @escaping (UpstreamFailure) -> Void,
+        closed: @escaping (TunnelTotals) -> Void
+    ) {
+        connection.worker.openTunnel(
+            from: connection, to: target, using: client, failed: failed, closed: closed)
+    }
+}

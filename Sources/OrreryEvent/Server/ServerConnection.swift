@@ -1,0 +1,395 @@
+import CLibevent
+import Glibc
+import OrreryCore
+
+/// One client connection: it feeds what the socket delivers to its `HTTP1ConnectionStateMachine` and carries out
+/// what the machine says (hand a request to the handler, write, pause, close). All HTTP/1 decisions are the
+/// machine's; this class only moves bytes and keeps the deadline.
+///
+/// A plain connection reads with one `recv()` per wakeup into its loop's scratch buffer and writes answers with one
+/// `writev()` straight to the socket; only what the socket does not take goes to its bufferevent, which writes it
+/// as the socket drains. (The bufferevent's own reading would ask the socket for its size first, an ioctl, and
+/// copy through a chain allocated for the purpose; its writing would register the socket for writability and
+/// unregister it again, two epoll_ctl calls for every answer.)
+final class ServerConnection {
+    unowned let worker: ServerWorker
+    let fd: Int32
+    private(set) var bufferevent: OpaquePointer?
+    private var readEvent: OpaquePointer?
+    private var timer: OpaquePointer?
+    private var machine: HTTP1ConnectionStateMachine
+    private var output = OutputQueue()
+
+    /// The number of the request being answered on this connection; an answer for another is stale.
+    private var requestNumber = 0
+    private var isAnswered = true
+    private var context = ResponseContext()
+    /// True while the handler runs: an answer given meanwhile is taken up when it returns, not recursively.
+    private var isDispatching = false
+    private var answerWhileDispatching: Bool?
+    private var isReadingEnabled = false
+    /// The timeout armed, and when it is due (by the loop's clock, in milliseconds); a timer that fires early
+    /// (activity moved the deadline) waits again for the rest.
+    private var armedTimeout: HTTP1ConnectionStateMachine.Timeout?
+    private var isLingering = false
+    private var deadline = 0
+    private(set) var isClosed = false
+    /// The answer being streamed, if the current one is.
+    private var stream: ResponseStream?
+    private var closeObservers: [() -> Void] = []
+    private lazy var peerAddress: String = Sockets.peerAddress(of: fd)
+
+    /// Answers a backlog this large waits for before the next pipelined request is read.
+    private static let backlogBytes = 256 * 1024
+
+    init?(worker: ServerWorker, fd: Int32) {
+        self.worker = worker
+        self.fd = fd
+        machine = HTTP1ConnectionStateMachine(configuration: worker.machineConfiguration)
+        let base = worker.loop.base
+        guard let bufferevent = bufferevent_socket_new(base, fd, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
+            Glibc.close(fd)
+            return nil
+        }
+        self.bufferevent = bufferevent
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        bufferevent_setcb(bufferevent, nil, Trampolines.serverOutputDrained, Trampolines.serverConnectionEvent, context)
+        readEvent = event_new(base, fd, Int16(EV_READ | EV_PERSIST), Trampolines.serverReadable, context)
+        timer = event_new(base, -1, 0, Trampolines.serverTimer, context)
+        guard readEvent != nil, timer != nil else {
+            free()
+            return nil
+        }
+        updateReading()
+        updateTimer()
+    }
+
+    var remoteAddress: String { peerAddress }
+
+    // MARK: - Input
+
+    /// The socket is readable: one recv(), handed to the machine.
+    func readable() {
+        guard !isClosed else { return }
+        let scratch = worker.scratch
+        let count = recv(fd, scratch.baseAddress, scratch.count, Int32(MSG_DONTWAIT))
+        if count > 0 {
+            if isLingering { return }
+            noteActivity()
+            process(machine.received(UnsafeRawBufferPointer(rebasing: scratch[0..<count])))
+        } else if count == 0 {
+            if isLingering {
+                close()
+                return
+            }
+            process(machine.receivedEnd())
+        } else if errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
+            close()
+            return
+        }
+        flush()
+    }
+
+    /// Carries out the machine's actions until it waits for something.
+    private func process(_ first: HTTP1ConnectionStateMachine.Action) {
+        var action = first
+        while !isClosed {
+            switch action {
+            case .readMore, .pauseReading:
+                updateReading()
+                updateTimer()
+                return
+            case .dispatch(let request, let context):
+                action = dispatch(request, context)
+            case .sendContinue:
+                output.append(Payload(HTTP1Encoder.continueResponse))
+                action = machine.next()
+            case .reject(let error):
+                output.append(EncodedResponse(error, closing: true).head)
+                output.append(worker.tails.tail(hasOwnDate: false, connection: .close))
+                output.append(Payload(error.body))
+                closeOnceWritten()
+                return
+            case .close:
+                closeOnceWritten()
+                return
+            }
+        }
+    }
+
+    private func dispatch(_ request: HTTPRequest, _ context: ResponseContext) -> HTTP1ConnectionStateMachine.Action {
+        requestNumber &+= 1
+        isAnswered = false
+        self.context = context
+        isDispatching = true
+        worker.handler.handle(request, responder: Responder(connection: self, number: requestNumber, context: context))
+        isDispatching = false
+        guard let closes = answerWhileDispatching else { return .readMore }
+        answerWhileDispatching = nil
+        return machine.responseQueued(closesConnection: closes, isBacklogged: isBacklogged())
+    }
+
+    // MARK: - Output
+
+    /// Queues the answer to request `number`: ignored when it is stale, a second answer, or the client is gone.
+    func send(_ response: EncodedResponse, number: Int) {
+        guard !isClosed, number == requestNumber, !isAnswered else { return }
+        isAnswered = true
+        let closes = response.closesConnection
+        let field: HTTP1Encoder.ConnectionField =
+            machine.closesAfterResponse(closesConnection: closes) ? .close : (context.minorVersion == 0 ? .keepAlive : .none)
+        output.append(response.head)
+        output.append(worker.tails.tail(hasOwnDate: response.hasDate, connection: field))
+        if response.sendsBody(in: context) { output.append(response.body) }
+        if isDispatching {
+            answerWhileDispatching = closes
+            return
+        }
+        process(machine.responseQueued(closesConnection: closes, isBacklogged: isBacklogged()))
+        flush()
+    }
+
+    // MARK: - Streamed answers
+
+    func startStream(status: Int, headers: HTTPHeaders, number: Int, maximumQueuedBytes: Int) -> ResponseStream? {
+        guard !isClosed, number == requestNumber, !isAnswered else { return nil }
+        isAnswered = true
+        // HTTP/1.0 has no chunked coding: the body runs to the end of the connection, which then closes.
+        let isChunked = context.minorVersion == 1
+        let closes = !isChunked || machine.closesAfterResponse(closesConnection: false)
+        output.append(HTTP1Encoder.streamHead(status: status, headers: headers, isChunked: isChunked))
+        output.append(worker.tails.tail(hasOwnDate: headers.contains("Date"), connection: closes ? .close : .none))
+        let stream = ResponseStream(connection: self, isChunked: isChunked, maximumQueuedBytes: maximumQueuedBytes)
+        self.stream = stream
+        if !isDispatching { flush() }
+        return stream
+    }
+
+    /// Queues a piece of a streamed answer; a client that leaves too much unread is disconnected.
+    func streamWrite(_ bytes: [UInt8], maximumQueuedBytes: Int) -> Bool {
+        guard !isClosed else { return false }
+        output.append(bytes)
+        if !isDispatching { flush() }
+        guard !isClosed else { return false }
+        if output.byteCount + queuedInBufferevent > maximumQueuedBytes {
+            close()
+            return false
+        }
+        return true
+    }
+
+    func streamFinished(lastChunk: [UInt8]?) {
+        guard !isClosed, stream != nil else { return }
+        stream = nil
+        if let lastChunk { output.append(lastChunk) }
+        if isDispatching {
+            answerWhileDispatching = lastChunk == nil
+            return
+        }
+        process(machine.responseQueued(closesConnection: lastChunk == nil, isBacklogged: isBacklogged()))
+        flush()
+    }
+
+    /// Whether so much waits to be written that the next pipelined request should wait for it to drain. A large
+    /// backlog is written first: what the socket takes is not backlog, and what it does not take goes to the
+    /// bufferevent, which reports when it has drained. Smaller answers stay queued, to go out together.
+    private func isBacklogged() -> Bool {
+        if output.byteCount > Self.backlogBytes { flush() }
+        return output.byteCount + queuedInBufferevent > Self.backlogBytes
+    }
+
+    private var queuedInBufferevent: Int {
+        guard let bufferevent, let buffer = bufferevent_get_output(bufferevent) else { return 0 }
+        return evbuffer_get_length(buffer)
+    }
+
+    /// Writes what is queued: straight to the socket while nothing waits in the bufferevent, else behind it.
+    private func flush() {
+        guard !isClosed, !output.isEmpty, let bufferevent, let buffer = bufferevent_get_output(bufferevent) else { return }
+        if evbuffer_get_length(buffer) == 0 {
+            guard output.write(to: fd) else {
+                close()
+                return
+            }
+        }
+        if !output.isEmpty {
+            // The bufferevent calls `outputDrained` once it has written all of it.
+            output.move(to: buffer)
+            bufferevent_enable(bufferevent, Int16(EV_WRITE))
+            noteActivity()
+        }
+    }
+
+    /// The bufferevent wrote everything it held.
+    func outputDrained() {
+        guard !isClosed else { return }
+        noteActivity()
+        if machine.state == .closing || machine.state == .closed {
+            closeOnceWritten()
+            return
+        }
+        process(machine.outputDrained())
+        flush()
+    }
+
+    /// The bufferevent failed to write: the client has gone.
+    func bufferevent(event: Int16) {
+        if Int32(event) & (BEV_EVENT_ERROR | BEV_EVENT_EOF) != 0 { close() }
+    }
+
+    // MARK: - Closing
+
+    /// Closes after what is queued is written. An answer that ends the connection is followed by a lingering
+    /// close: the server shuts its side, then reads and drops what the client still sends until it closes or the
+    /// linger time passes, so the client reads the answer rather than a reset.
+    private func closeOnceWritten() {
+        flush()
+        guard !isClosed else { return }
+        guard output.isEmpty, queuedInBufferevent == 0 else { return }  // `outputDrained` comes back here
+        guard machine.state == .closing, !isLingering else {
+            close()
+            return
+        }
+        isLingering = true
+        shutdown(fd, Int32(SHUT_WR))
+        updateReading()
+        arm(milliseconds: worker.configuration.lingerMilliseconds)
+        armedTimeout = nil
+    }
+
+    /// Called when the connection ends, however it ends.
+    func whenClosed(_ observer: @escaping () -> Void) {
+        if isClosed {
+            observer()
+        } else {
+            closeObservers.append(observer)
+        }
+    }
+
+    /// The server is stopping: close now if idle, after the current answer otherwise.
+    func beginShutdown() {
+        guard !isClosed else { return }
+        process(machine.beginShutdown())
+        stream?.finish()
+        flush()
+    }
+
+    /// An answer is being read, made or written, or the connection is lingering after one: a stopping server
+    /// waits for it (closing under unread input would reset the connection and lose what is not yet delivered).
+    /// A stream (server-sent events) is not waited for: it ends when the server stops. A lingering connection is
+    /// waited for only until the client has acknowledged all of its answer.
+    var isBusy: Bool {
+        guard !isClosed else { return false }
+        if isLingering { return CLibevent_unsent_bytes(fd) > 0 }
+        return (machine.isBusy && stream == nil) || !output.isEmpty || queuedInBufferevent > 0
+    }
+
+    /// Stops everything now; libevent's objects are freed once the current callback has returned.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        if let readEvent { event_del(readEvent) }
+        if let timer { event_del(timer) }
+        if let bufferevent {
+            bufferevent_disable(bufferevent, Int16(EV_READ | EV_WRITE))
+            bufferevent_setcb(bufferevent, nil, nil, nil, nil)
+        }
+        output.removeAll()
+        stream?.markFinished()
+        stream = nil
+        worker.connectionClosed(self)
+        let observers = closeObservers
+        closeObservers = []
+        observers.forEach { $0() }
+        worker.loop.schedule(afterMilliseconds: 0) { [self] in free() }
+    }
+
+    /// Frees the events and the bufferevent (which closes the socket).
+    func free() {
+        if let readEvent { event_free(readEvent) }
+        readEvent = nil
+        if let timer { event_free(timer) }
+        timer = nil
+        if let bufferevent { bufferevent_free(bufferevent) }
+        bufferevent = nil
+    }
+
+    // MARK: - Reading and deadlines
+
+    private func updateReading() {
+        let wanted = !isClosed && (machine.isReading || isLingering)
+        guard wanted != isReadingEnabled, let readEvent else { return }
+        isReadingEnabled = wanted
+        if wanted { event_add(readEvent, nil) } else { event_del(readEvent) }
+    }
+
+    private func updateTimer() {
+        let wanted = machine.timeout
+        if wanted == armedTimeout {
+            if wanted == .idle || wanted == .body { noteActivity() }
+            return
+        }
+        armedTimeout = wanted
+        guard let wanted else {
+            if let timer { event_del(timer) }
+            return
+        }
+        arm(milliseconds: worker.configuration.milliseconds(for: wanted))
+    }
+
+    private func arm(milliseconds: Int) {
+        guard let timer else { return }
+        deadline = worker.now + milliseconds
+        if let marker = worker.loop.commonTimeout(milliseconds: milliseconds) {
+            event_add(timer, marker)
+        } else {
+            var delay = timeval(milliseconds: milliseconds)
+            event_add(timer, &delay)
+        }
+    }
+
+    /// Moves the deadline of an idle or body timeout on, without touching the timer: it fires at the old time and
+    /// waits again for the rest.
+    private func noteActivity() {
+        guard let armedTimeout else { return }
+        deadline = worker.now + worker.configuration.milliseconds(for: armedTimeout)
+    }
+
+    func timerFired() {
+        guard !isClosed else { return }
+        if isLingering {
+            close()
+            return
+        }
+        let remaining = deadline - worker.now
+        if remaining > 0, let timer {
+            var delay = timeval(milliseconds: remaining)
+            event_add(timer, &delay)
+            return
+        }
+        armedTimeout = nil
+        process(machine.timedOut())
+        flush()
+    }
+
+    // MARK: - Handing over
+
+    /// The connection stops being HTTP (a `CONNECT` tunnel opened): returns the bufferevent, reading through it
+    /// from now on, and the bytes already received after the request. The connection is done.
+    func takeOver() -> (bufferevent: OpaquePointer, received: [UInt8])? {
+        guard !isClosed, let bufferevent else { return nil }
+        flush()
+        if !output.isEmpty, let buffer = bufferevent_get_output(bufferevent) { output.move(to: buffer) }
+        let received = machine.takeOver()
+        isClosed = true
+        if let readEvent { event_free(readEvent) }
+        readEvent = nil
+        if let timer { event_free(timer) }
+        timer = nil
+        self.bufferevent = nil
+        worker.connectionClosed(self)
+        closeObservers.forEach { $0() }
+        closeObservers = []
+        return (bufferevent, received)
+    }
+}

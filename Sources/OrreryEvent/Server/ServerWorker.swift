@@ -1,0 +1,175 @@
+import CLibevent
+import Glibc
+import OrreryCore
+
+/// One event loop's share of the server: its listeners, its connections and tunnels, and what they share on the
+/// loop (the receive buffer, the ends of response heads). Used only on the loop's thread.
+final class ServerWorker {
+    let loop: EventLoop
+    let index: Int
+    let configuration: HTTPServerConfiguration
+    let machineConfiguration: HTTP1ConnectionStateMachine.Configuration
+    let handler: any HTTPRequestHandler
+    let tails: ResponseTails
+    /// Where every connection of the loop receives into, read from before the next recv().
+    let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+    private let onEvent: @Sendable (ServerEvent) -> Void
+    private var listeners: [Listener] = []
+    private var connections: [ObjectIdentifier: ServerConnection] = [:]
+    private var tunnels: [ObjectIdentifier: Tunnel] = [:]
+    private var isAcceptPaused = false
+    private var acceptPauseMilliseconds = 0
+    private var isAtConnectionLimit = false
+    private var isShuttingDown = false
+
+    init(
+        loop: EventLoop, index: Int, configuration: HTTPServerConfiguration, handler: any HTTPRequestHandler,
+        onEvent: @escaping @Sendable (ServerEvent) -> Void
+    ) {
+        self.loop = loop
+        self.index = index
+        self.configuration = configuration
+        machineConfiguration = HTTP1ConnectionStateMachine.Configuration(limits: configuration.parserLimits)
+        self.handler = handler
+        self.onEvent = onEvent
+        tails = ResponseTails(base: loop.base)
+    }
+
+    deinit {
+        scratch.deallocate()
+    }
+
+    /// Milliseconds by the coarse monotonic clock (a few ms of resolution, plenty for deadlines of seconds):
+    /// read per request, and unlike libevent's cached time it takes no lock.
+    var now: Int {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC_COARSE, &time)
+        return time.tv_sec * 1000 + time.tv_nsec / 1_000_000
+    }
+
+    // MARK: - Accepting
+
+    /// Accepts connections on a listening socket (this loop's copy of it), which the worker then owns.
+    func accept(on socket: Int32) throws(EventError) {
+        let listener = Listener(worker: self)
+        let context = Unmanaged.passUnretained(listener).toOpaque()
+        guard
+            let handle = evconnlistener_new(
+                loop.base, Trampolines.serverAccepted, context, UInt32(LEV_OPT_CLOSE_ON_FREE), -1, socket)
+        else {
+            close(socket)
+            throw EventError("evconnlistener_new failed")
+        }
+        evconnlistener_set_error_cb(handle, Trampolines.serverAcceptFailed)
+        listener.handle = handle
+        listeners.append(listener)
+        if isAcceptPaused || isAtConnectionLimit || isShuttingDown { evconnlistener_disable(handle) }
+    }
+
+    func accepted(_ fd: Int32) {
+        guard !isShuttingDown else {
+            close(fd)
+            return
+        }
+        guard let connection = ServerConnection(worker: self, fd: fd) else { return }
+        connections[ObjectIdentifier(connection)] = connection
+        acceptPauseMilliseconds = 0
+        if connections.count >= configuration.maxConnectionsPerLoop, !isAtConnectionLimit {
+            isAtConnectionLimit = true
+            setListening(false)
+            onEvent(.connectionLimitReached(loop: index, limit: configuration.maxConnectionsPerLoop))
+        }
+    }
+
+    /// accept() failed with an error that retrying at once would not cure: out of file descriptors or memory.
+    /// Accepting pauses (one warning per pause), so the loop does not spin on a listener that stays readable.
+    func acceptFailed(errorCode: Int32) {
+        guard !isAcceptPaused, !isShuttingDown else { return }
+        isAcceptPaused = true
+        acceptPauseMilliseconds = min(max(acceptPauseMilliseconds * 2, 100), 1_000)
+        setListening(false)
+        onEvent(.acceptPaused(loop: index, reason: String(cString: strerror(errorCode)), milliseconds: acceptPauseMilliseconds))
+        loop.schedule(afterMilliseconds: acceptPauseMilliseconds) { [self] in
+            isAcceptPaused = false
+            guard !isShuttingDown else { return }
+            setListening(true)
+            onEvent(.acceptResumed(loop: index))
+        }
+    }
+
+    private func setListening(_ isOn: Bool) {
+        let shouldListen = isOn && !isAcceptPaused && !isAtConnectionLimit && !isShuttingDown
+        for listener in listeners {
+            guard let handle = listener.handle else { continue }
+            if shouldListen { evconnlistener_enable(handle) } else { evconnlistener_disable(handle) }
+        }
+    }
+
+    func connectionClosed(_ connection: ServerConnection) {
+        connections[ObjectIdentifier(connection)] = nil
+        if isAtConnectionLimit, connections.count < configuration.maxConnectionsPerLoop {
+            isAtConnectionLimit = false
+            setListening(true)
+        }
+    }
+
+    // MARK: - Tunnels
+
+    func openTunnel(
+        from connection: ServerConnection, to target: ConnectTarget, using client: UpstreamClient,
+        failed: @escaping (UpstreamFailure) -> Void, closed: @escaping (TunnelTotals) -> Void
+    ) {
+        let tunnel = Tunnel(
+            worker: self, connection: connection, target: target,
+            connectTimeoutMilliseconds: client.configuration.connectTimeoutMilliseconds, failed: failed, closed: closed)
+        tunnels[ObjectIdentifier(tunnel)] = tunnel
+        tunnel.start(resolvingWith: client)
+    }
+
+    func tunnelFreed(_ tunnel: Tunnel) {
+        tunnels[ObjectIdentifier(tunnel)] = nil
+    }
+
+    // MARK: - Stopping
+
+    /// Closes the listening sockets; open connections carry on.
+    func stopAccepting() {
+        isShuttingDown = true
+        for listener in listeners {
+            if let handle = listener.handle { evconnlistener_free(handle) }
+            listener.handle = nil
+        }
+        listeners.removeAll()
+    }
+
+    /// Idle connections close now, busy ones after their answer.
+    func beginShutdown() {
+        stopAccepting()
+        for connection in Array(connections.values) { connection.beginShutdown() }
+    }
+
+    /// Whether an answer is still being read, made or written on this loop.
+    var isBusy: Bool { connections.values.contains { $0.isBusy } }
+
+    /// Closes every connection and tunnel now; call before the loop's base goes away.
+    func closeAll() {
+        stopAccepting()
+        for connection in Array(connections.values) {
+            connection.close()
+            connection.free()
+        }
+        connections.removeAll()
+        for tunnel in Array(tunnels.values) { tunnel.free() }
+        tunnels.removeAll()
+    }
+}
+
+/// One listening socket on one loop; libevent's accept callback gets it back as its context.
+final class Listener {
+    unowned let worker: ServerWorker
+    var handle: OpaquePointer?
+
+    init(worker: ServerWorker) {
+        self.worker = worker
+    }
+}

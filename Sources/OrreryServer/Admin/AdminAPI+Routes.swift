@@ -1,0 +1,73 @@
+import OrreryCore
+
+/// The admin API's route table: every endpoint, its method, its path and what it does. The README's admin table is
+/// checked against it by a test, and 404 and 405 are derived from it.
+extension AdminAPI {
+    static let routes: [AdminRoute] = [
+        AdminRoute("GET", "/__admin/health", "liveness, version, uptime and counts") { api, _ in api.health() },
+        AdminRoute("POST", "/__admin/reset", "API stubs gone, stub files read again, journal cleared, sequences rewound") {
+            api, _ in api.reset()
+        },
+
+        AdminRoute("GET", "/__admin/stubs", "every stub") { api, _ in api.listStubs() },
+        AdminRoute("POST", "/__admin/stubs", "add a stub; 409 when its id is in use") { api, call in api.addStub(call.request) },
+        AdminRoute("DELETE", "/__admin/stubs", "remove every stub added over the API") { api, _ in api.removeAPIStubs() },
+        AdminRoute("GET", "/__admin/stubs/{id}", "one stub") { api, call in api.stub(id: call.parameter("id")) },
+        AdminRoute("PUT", "/__admin/stubs/{id}", "replace a stub") { api, call in
+            api.replaceStub(id: call.parameter("id"), call.request)
+        },
+        AdminRoute("DELETE", "/__admin/stubs/{id}", "remove a stub") { api, call in api.removeStub(id: call.parameter("id")) },
+        AdminRoute("POST", "/__admin/stubs/reload", "read the stub files again") { api, _ in api.reload() },
+        AdminRoute("POST", "/__admin/stubs/rewind", "start every response sequence over") { api, _ in api.rewind() },
+
+        AdminRoute("GET", "/__admin/environments", "each configuration, its hosts and its active key") { api, _ in
+            api.listEnvironments()
+        },
+        AdminRoute("PUT", "/__admin/environments/{canonical_host}", "choose a configuration's environment") { api, call in
+            api.chooseEnvironment(canonicalHost: call.parameter("canonical_host"), call.request)
+        },
+
+        AdminRoute("GET", "/__admin/requests", "the journal, newest first, paged") { api, call in api.listRequests(call.request) },
+        AdminRoute("DELETE", "/__admin/requests", "clear the journal") { api, _ in api.clearRequests() },
+        AdminRoute("GET", "/__admin/requests/{id}", "one exchange") { api, call in api.journalEntry(id: call.parameter("id")) },
+        AdminRoute("GET", "/__admin/requests/unmatched", "exchanges nothing answered") { api, call in
+            api.unmatchedRequests(call.request)
+        },
+        AdminRoute("POST", "/__admin/requests/count", "count the exchanges a request pattern matches") { api, call in
+            api.countRequests(call.request)
+        },
+        AdminRoute("POST", "/__admin/requests/find", "the exchanges a request pattern matches") { api, call in
+            api.findRequests(call.request)
+        },
+        AdminRoute("GET", "/__admin/requests/stream", "exchanges as they happen, as server-sent events") { api, _ in
+            api.streamRequests()
+        },
+        AdminRoute("GET", "/__admin/requests.har", "the journal as HAR 1.2") { api, _ in api.har() },
+
+        AdminRoute("POST", "/__admin/logging/start", "start the traffic log") { api, call in api.startLogging(call.request) },
+        AdminRoute("POST", "/__admin/logging/stop", "stop the traffic log") { api, _ in api.stopLogging() },
+        AdminRoute("GET", "/__admin/logging", "the traffic log's state") { api, _ in api.loggingStatus() },
+
+        AdminRoute("POST", "/__admin/recordings/start", "record proxied traffic as fixtures") { api, call in
+            api.startRecording(call.request)
+        },
+        AdminRoute("POST", "/__admin/recordings/stop", "stop recording") { api, _ in api.stopRecording() },
+        AdminRoute("GET", "/__admin/recordings", "the recording session's state") { api, _ in api.recordingStatus() },
+    ]
+
+    static let router = AdminRouter(routes)
+
+    /// The answer for a request that passed `authorize`: its endpoint's, or the 404 or 405 the table implies.
+    func route(_ request: HTTPRequest) -> AdminReply {
+        switch Self.router.resolve(method: request.method, path: AdminRouter.segments(of: request)) {
+        case .route(let route, let parameters):
+            return route.answer(self, AdminCall(request: request, parameters: parameters))
+        case .methodNotAllowed(let allowed):
+            return .methodNotAllowed(request, allowed: allowed)
+        case .notFound:
+            return .error(
+                .Code404NotFound, "There is no admin endpoint \(request.method) \(request.path).",
+                details: [("endpoints", .array(Self.routes.map { .string("\($0.name): \($0.summary)") }))])
+        }
+    }
+}

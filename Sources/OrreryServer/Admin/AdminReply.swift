@@ -1,0 +1,60 @@
+import OrreryCore
+import OrreryEvent
+
+/// An admin API answer, ready to send.
+struct AdminReply: Error {
+    var status: Int
+    var headers: HTTPHeaders
+    var body: [UInt8]
+    /// For an answer streamed as it happens (server-sent events): starts it on the responder instead of sending
+    /// `body`.
+    var stream: ((Responder) -> Void)?
+
+    init(status: Int, headers: HTTPHeaders, body: [UInt8]) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// An answer streamed by `start` once the request is authorized.
+    static func streamed(_ start: @escaping (Responder) -> Void) -> AdminReply {
+        var reply = AdminReply(status: 200, headers: [:], body: [])
+        reply.stream = start
+        return reply
+    }
+
+    static func json(_ value: JSONValue, status: Int = 200) -> AdminReply {
+        AdminReply(
+            status: status, headers: ["Content-Type": "application/json", "Cache-Control": "no-store"],
+            body: Array((value.prettyEncoded + "\n").utf8))
+    }
+
+    /// Every admin error: JSON with the status's `failureReason` and `recoverySuggestion`.
+    static func error(_ code: HTTPStatusCode, _ message: String, details: [(String, JSONValue)] = []) -> AdminReply {
+        let error = ErrorResponse(code, message: message, details: details)
+        return AdminReply(status: error.status, headers: error.headers, body: error.body)
+    }
+
+    /// 405 with the `Allow` header a client needs to try again.
+    static func methodNotAllowed(_ request: HTTPRequest, allowed: [String]) -> AdminReply {
+        let list = allowed.joined(separator: ", ")
+        var reply = AdminReply.error(.Code405MethodNotAllowed, "\(request.method) is not supported on \(request.path); use \(list).")
+        reply.headers.add("Allow", list)
+        return reply
+    }
+
+    static func noSuchStub(_ id: String) -> AdminReply {
+        .error(.Code404NotFound, "There is no stub with id '\(id)'.")
+    }
+
+    /// 422 listing every error with its file and line.
+    static func sourceErrors(_ errors: SourceErrors, message: String, details: [(String, JSONValue)] = []) -> AdminReply {
+        let list: [JSONValue] = errors.errors.map { error in
+            .object([
+                ("file", .string(error.file)), ("line", .int(error.line)), ("message", .string(error.message)),
+                ("text", .string(error.description)),
+            ])
+        }
+        return .error(.Code422UnprocessableContent, message, details: details + [("errors", .array(list))])
+    }
+}

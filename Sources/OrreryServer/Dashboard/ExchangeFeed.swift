@@ -1,0 +1,67 @@
+import OrreryCore
+import OrreryEvent
+import Synchronization
+
+/// Journal exchanges as server-sent events, for every viewer of `GET /__admin/requests/stream` (the dashboard's
+/// live view). Each exchange is encoded once and handed to each viewer's own event loop; nothing is done when no
+/// one watches, and a viewer that reads too slowly is disconnected by its stream rather than buffered for.
+final class ExchangeFeed: Sendable {
+    private let viewers = Mutex<[Int: Viewer]>([:])
+    private let viewerCount = Atomic<Int>(0)
+    private let nextViewer = Atomic<Int>(0)
+
+    /// One open stream and the loop it must be written on.
+    private struct Viewer: @unchecked Sendable {
+        // @unchecked: the stream is only touched in jobs run on its own loop.
+        let stream: ResponseStream
+        let loop: EventLoop
+    }
+
+    /// How often a comment line is sent to an idle viewer, so that a vanished one is noticed.
+    static let heartbeatMilliseconds = 15_000
+
+    var hasViewers: Bool { viewerCount.load(ordering: .relaxed) > 0 }
+
+    /// Adds a viewer; call on the stream's loop. It stays until its connection ends.
+    func add(_ stream: ResponseStream) {
+        let id = nextViewer.add(1, ordering: .relaxed).newValue
+        let loop = stream.loop
+        viewers.withLock { $0[id] = Viewer(stream: stream, loop: loop) }
+        viewerCount.add(1, ordering: .relaxed)
+        // The browser's EventSource waits this long before it reconnects.
+        stream.send(Array("retry: 2000\n\n".utf8))
+        let heartbeat = try? RepeatingTimer(loop: loop, intervalMilliseconds: Self.heartbeatMilliseconds) {
+            stream.send(Array(": ping\n\n".utf8))
+        }
+        stream.whenClosed { [self] in
+            heartbeat?.cancel()
+            if viewers.withLock({ $0.removeValue(forKey: id) }) != nil { viewerCount.subtract(1, ordering: .relaxed) }
+        }
+    }
+
+    /// Sends an exchange just journaled to every viewer.
+    func publish(_ entry: JournalEntry) {
+        guard hasViewers else { return }
+        send(event: "exchange", id: entry.id, data: entry.json().encodedBytes)
+    }
+
+    /// Tells every viewer that the journal was cleared.
+    func publishCleared() {
+        guard hasViewers else { return }
+        send(event: "cleared", id: nil, data: Array("{}".utf8))
+    }
+
+    private func send(event: String, id: Int?, data: [UInt8]) {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(data.count + 48)
+        if let id { bytes += Array("id: \(id)\n".utf8) }
+        bytes += Array("event: \(event)\ndata: ".utf8)
+        // Compact JSON holds no line break: one `data:` line.
+        bytes += data
+        bytes += [0x0A, 0x0A]
+        let message = bytes
+        for viewer in viewers.withLock({ Array($0.values) }) {
+            viewer.loop.execute { viewer.stream.send(message) }
+        }
+    }
+}
