@@ -47,7 +47,7 @@ public enum HARImport {
             throw HARError("its request has no method or url")
         }
         // A fixture's method must load again: an HTTP token, and not one of the words a stub file reads as "any".
-        guard HTTPToken.isToken(method) else {
+        guard HTTP1Parser.isToken(method) else {
             throw HARError(
                 "the method \(method.debugDescription) is not an HTTP method (RFC 9110: letters, digits and !#$%&'*+-.^_`|~)")
         }

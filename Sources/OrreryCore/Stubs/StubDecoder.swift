@@ -329,7 +329,7 @@ public struct StubDecoder {
 
     /// A method is any RFC 9110 token, as HAR import and recordings may write one.
     static func isTokenByte(_ byte: UInt8) -> Bool {
-        HTTPToken.isTokenCharacter(byte)
+        HTTP1Parser.isTokenByte(byte)
     }
 
     static func isValidHeaderName(_ name: String) -> Bool {
