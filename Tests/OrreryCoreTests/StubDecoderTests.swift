@@ -628,7 +628,7 @@ struct StubDecoderErrorTests {
                   status: 200
                 """,
             yamlLine: 2,
-            message: "'urlPattern' is not a valid regular expression (expected ')'): ^/users/([0-9]+$"),
+            message: "'urlPattern' is not a valid regular expression (expected ')' at offset 16 to close the group opened at offset 8): ^/users/([0-9]+$"),
         ErrorCase(
             name: "invalid regex in a header matcher",
             json: """
@@ -649,7 +649,7 @@ struct StubDecoderErrorTests {
                 response: {}
                 """,
             yamlLine: 3,
-            message: "'matches' is not a valid regular expression (expected ']'): [a-"),
+            message: "'matches' is not a valid regular expression (expected ']' at offset 3 to close the class opened at offset 0): [a-"),
         ErrorCase(
             name: "request is not a mapping",
             json: """

@@ -1,11 +1,10 @@
-import Glibc
-
 /// Replaces secrets with a placeholder before an exchange is kept, logged, exported or recorded.
 ///
 /// Sensitive headers (`Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie` and configured names),
 /// configured query parameters and configured JSON body fields lose their values; each value taken is then also
 /// scrubbed wherever else it appears in the exchange (an upstream that echoes the token back), in headers, the
-/// target and both bodies.
+/// target and both bodies, in the forms it travels in: as it is, percent-encoded, JSON-escaped and in base64
+/// (see `SecretScrubber`). Basic credentials are decoded, and scrubbed whole and by their password.
 public struct Redactor: Sendable {
     public static let placeholder = "[REDACTED]"
     public static let defaultHeaders = ["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"]
@@ -59,9 +58,9 @@ public struct Redactor: Sendable {
         if !jsonFields.isEmpty {
             secrets += jsonSecrets(entry.request.body) + entry.response.body.withUnsafeBytes { jsonSecrets($0) }
         }
-        let scrubbed = Set(secrets.filter { $0.utf8.count >= Self.minimumScrubbedLength }).sorted { $0.count > $1.count }
+        let scrubbed = Set(secrets.filter { $0.utf8.count >= Self.minimumScrubbedLength }).sorted()
         guard !scrubbed.isEmpty else { return }
-        let needles = scrubbed.map { Array($0.utf8) }
+        let needles = SecretScrubber(secrets: scrubbed.map { Array($0.utf8) })
         // Only what contains a secret is rebuilt: the request is parsed again only when its target changes.
         let target = Self.scrub(entry.request.target, needles)
         if target != entry.request.target {
@@ -106,11 +105,19 @@ public struct Redactor: Sendable {
         headerNames.contains(name)
     }
 
-    /// The value, and the parts of it that travel alone: a bearer token, each cookie's value.
+    /// The value, and the parts of it that travel alone: a bearer token, each cookie's value, and Basic
+    /// credentials decoded (`user:password`, and the password).
     static func secretParts(of value: String, header: String) -> [String] {
         var parts = [value]
         if let space = value.firstIndex(of: " ") {
-            parts.append(String(value[value.index(after: space)...]).trimmingSpaces)
+            let credentials = String(value[value.index(after: space)...]).trimmingSpaces
+            parts.append(credentials)
+            if String(value[..<space]).equalsIgnoringASCIICase("Basic"), let decoded = Base64.decode(Substring(credentials)),
+                let text = String(validating: decoded, as: UTF8.self)
+            {
+                parts.append(text)
+                if let colon = text.firstIndex(of: ":") { parts.append(String(text[text.index(after: colon)...])) }
+            }
         }
         let lower = header.lowercased()
         if lower == "cookie" || lower == "set-cookie" {
@@ -151,13 +158,13 @@ public struct Redactor: Sendable {
         return found
     }
 
-    static func scrub(_ text: String, _ needles: [[UInt8]]) -> String {
+    static func scrub(_ text: String, _ needles: SecretScrubber) -> String {
         var text = text
-        guard let scrubbed = text.withUTF8({ scrubbed(UnsafeRawBufferPointer($0), needles) }) else { return text }
+        guard let scrubbed = text.withUTF8({ needles.scrubbed(UnsafeRawBufferPointer($0)) }) else { return text }
         return String(decoding: scrubbed, as: UTF8.self)
     }
 
-    static func scrub(_ headers: HTTPHeaders, _ needles: [[UInt8]]) -> HTTPHeaders {
+    static func scrub(_ headers: HTTPHeaders, _ needles: SecretScrubber) -> HTTPHeaders {
         var scrubbed = headers
         for (index, entry) in headers.entries.enumerated() {
             let value = scrub(entry.value, needles)
@@ -166,51 +173,21 @@ public struct Redactor: Sendable {
         return scrubbed
     }
 
-    static func scrub(_ bytes: [UInt8], _ needles: [[UInt8]]) -> [UInt8] {
-        bytes.withUnsafeBytes { scrubbed($0, needles) } ?? bytes
+    static func scrub(_ bytes: [UInt8], _ needles: SecretScrubber) -> [UInt8] {
+        bytes.withUnsafeBytes { needles.scrubbed($0) } ?? bytes
     }
 
-    private static let placeholderBytes = Array(placeholder.utf8)
-
-    /// `bytes` with every occurrence of each needle replaced by the placeholder; nil when none occurs, so that the
-    /// usual case (a token that appears nowhere else) reads the bytes once and copies nothing.
-    static func scrubbed(_ bytes: UnsafeRawBufferPointer, _ needles: [[UInt8]]) -> [UInt8]? {
-        var current: [UInt8]?
-        for needle in needles {
-            let replaced = current.map { text in text.withUnsafeBytes { replacing(needle, in: $0) } } ?? replacing(needle, in: bytes)
-            if let replaced { current = replaced }
-        }
-        return current
+    static func scrubbed(_ bytes: UnsafeRawBufferPointer, _ needles: SecretScrubber) -> [UInt8]? {
+        needles.scrubbed(bytes)
     }
 
-    private static func replacing(_ needle: [UInt8], in haystack: UnsafeRawBufferPointer) -> [UInt8]? {
-        guard !needle.isEmpty else { return nil }
-        var output: [UInt8]?
-        var offset = 0
-        while let index = firstIndex(of: needle, in: haystack, from: offset) {
-            if output == nil { output = Array(haystack[..<index]) } else { output?.append(contentsOf: haystack[offset..<index]) }
-            output?.append(contentsOf: placeholderBytes)
-            offset = index + needle.count
-        }
-        output?.append(contentsOf: haystack[offset...])
-        return output
+    /// `text` with the secrets (given as bytes) scrubbed in every form.
+    static func scrub(_ text: String, _ secrets: [[UInt8]]) -> String {
+        scrub(text, SecretScrubber(secrets: secrets))
     }
 
-    /// Where `needle` next starts in `haystack` at or after `start`: memchr for its first byte, memcmp for the rest.
-    private static func firstIndex(of needle: [UInt8], in haystack: UnsafeRawBufferPointer, from start: Int) -> Int? {
-        guard let base = haystack.baseAddress else { return nil }
-        var position = start
-        return needle.withUnsafeBytes { wanted in
-            guard let wantedBase = wanted.baseAddress else { return nil }
-            while position + wanted.count <= haystack.count {
-                guard let hit = memchr(base + position, Int32(wanted[0]), haystack.count - wanted.count + 1 - position) else {
-                    return nil
-                }
-                let index = base.distance(to: UnsafeRawPointer(hit))
-                if memcmp(hit, wantedBase, wanted.count) == 0 { return index }
-                position = index + 1
-            }
-            return nil
-        }
+    /// `bytes` with the secrets (given as bytes) scrubbed in every form; nil when none occurs.
+    static func scrubbed(_ bytes: UnsafeRawBufferPointer, _ secrets: [[UInt8]]) -> [UInt8]? {
+        SecretScrubber(secrets: secrets).scrubbed(bytes)
     }
 }

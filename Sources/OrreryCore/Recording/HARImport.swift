@@ -46,6 +46,14 @@ public enum HARImport {
         guard let method = request["method"]?.stringValue, let url = request["url"]?.stringValue else {
             throw HARError("its request has no method or url")
         }
+        // A fixture's method must load again: an HTTP token, and not one of the words a stub file reads as "any".
+        guard HTTP1Parser.isToken(method) else {
+            throw HARError(
+                "the method \(method.debugDescription) is not an HTTP method (RFC 9110: letters, digits and !#$%&'*+-.^_`|~)")
+        }
+        guard method != "*", method.uppercased() != "ANY" else {
+            throw HARError("the method '\(method)' would match every method in a stub file")
+        }
         let parsed = HTTPRequest(method: method, target: url, headers: headers(request["headers"]), body: try postData(request))
         guard parsed.isAbsoluteForm, let authority = parsed.host, !authority.isEmpty else {
             throw HARError("\(method) \(url): the url is not absolute")

@@ -1,22 +1,44 @@
+import Synchronization
+
 /// A compiled regular expression, matched anywhere in the text unless the user anchors it (`^...$`), as Nocilla does.
 ///
-/// The standard library's `Regex` (ICU-compatible syntax) rather than Foundation's NSRegularExpression, so matching
-/// does not load ICU. It matches on Unicode scalars, as ICU does, not on grapheme clusters.
+/// ICU syntax (as NSRegularExpression's), the subset stubs use, matched on Unicode scalars by Orrery's own engine
+/// (`RegexProgram`) in time linear in the text: no pattern can stall an event loop. What cannot be matched that
+/// way (backreferences, lookaround, atomic groups, possessive quantifiers) is refused when the pattern compiles.
 public struct Pattern: Sendable, CustomStringConvertible {
     public let source: String
-    // Regex is not declared Sendable because of its type-erased output; matching does not mutate it, and its
-    // compiled program, built lazily under an atomic, is forced here before the pattern is shared.
-    nonisolated(unsafe) private let expression: Regex<AnyRegexOutput>
+    private let program: RegexProgram
 
-    public init(_ source: String) throws {
+    public init(_ source: String) throws(RegexSyntaxError) {
         self.source = source
-        expression = try Regex(source).matchingSemantics(.unicodeScalar)
-        _ = try? expression.firstMatch(in: "")
+        program = try RegexProgram(source)
     }
 
+    /// Whether the pattern matches the text. A match that runs out of its work budget (a huge text against a
+    /// pattern with many states) counts as no match, and is reported once per pattern to the handler set with
+    /// `onAbandonedMatch`.
     public func matches(_ text: String) -> Bool {
-        (try? expression.firstMatch(in: text)) != nil
+        switch program.match(text) {
+        case .match:
+            return true
+        case .noMatch:
+            return false
+        case .abandoned:
+            if !program.hasReportedAbandonment.exchange(true, ordering: .relaxed) {
+                let handler = Self.abandonedMatchHandler.withLock { $0 }
+                handler?(source, text.utf8.count)
+            }
+            return false
+        }
     }
+
+    /// Sets what is told when a pattern gives up on a text (its source and the text's length in bytes), for the
+    /// daemon's log; once per pattern.
+    public static func onAbandonedMatch(_ handler: (@Sendable (_ pattern: String, _ textBytes: Int) -> Void)?) {
+        abandonedMatchHandler.withLock { $0 = handler }
+    }
+
+    private static let abandonedMatchHandler = Mutex<(@Sendable (String, Int) -> Void)?>(nil)
 
     /// A pattern matching `literal` exactly: every character with a meaning in a pattern escaped.
     public static func escaped(_ literal: String) -> String {

@@ -327,13 +327,9 @@ public struct StubDecoder {
         if !headers.contains(name) { headers.add(name, value) }
     }
 
+    /// A method is any RFC 9110 token, as HAR import and recordings may write one.
     static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"),
-            UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "!"), UInt8(ascii: "~"):
-            true
-        default: false
-        }
+        HTTP1Parser.isTokenByte(byte)
     }
 
     static func isValidHeaderName(_ name: String) -> Bool {

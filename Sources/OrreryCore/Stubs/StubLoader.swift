@@ -28,6 +28,10 @@ public struct StubLoader: Sendable {
     public static let stubExtensions: Set<String> = ["json", "yaml", "yml"]
 
     /// Relative paths of the stub files, sorted so that load order (and so tie-breaking) is stable.
+    ///
+    /// A folder or file under the root that cannot be listed or read (no permission, no file descriptor left) is
+    /// an error naming it, as a broken stub file is: a listing with holes would load fewer stubs, and a reload
+    /// would drop the running ones for it.
     public func stubFiles() throws(SourceErrors) -> [String] {
         guard !excludedFolders.contains("") else { return [] }
         // The folder itself may be a symlink; the enumerator does not follow it.
@@ -36,13 +40,25 @@ public struct StubLoader: Sendable {
         guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw SourceErrors([SourceError(file: root, line: 0, message: "the stubs folder does not exist")])
         }
-        guard
-            let enumerator = FileManager.default.enumerator(
-                at: rootURL, includingPropertiesForKeys: [.isDirectoryKey], options: [])
-        else {
+        let rootPath = rootURL.standardizedFileURL.path
+        var failures: [SourceError] = []
+        // Without a handler the enumerator skips what it cannot read, silently.
+        let enumerator = FileManager.default.enumerator(
+            at: rootURL, includingPropertiesForKeys: [.isDirectoryKey], options: [],
+            errorHandler: { [root] url, error in
+                let path = url.standardizedFileURL.path
+                let relative = path == rootPath ? "" : path.hasPrefix(rootPath + "/") ? String(path.dropFirst(rootPath.count + 1)) : path
+                var isDirectory: ObjCBool = false
+                let isFolder = relative.isEmpty || (FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue)
+                failures.append(
+                    SourceError(
+                        file: Self.display(relative, under: root), line: 0,
+                        message: "\(isFolder ? "cannot be listed" : "cannot be read"): \(FileAccessFailure(error).reason)"))
+                return true
+            })
+        guard let enumerator else {
             throw SourceErrors([SourceError(file: root, line: 0, message: "the stubs folder cannot be read")])
         }
-        let rootPath = rootURL.standardizedFileURL.path
         var files: [String] = []
         for case let url as URL in enumerator {
             let name = url.lastPathComponent
@@ -60,7 +76,14 @@ public struct StubLoader: Sendable {
             let path = url.standardizedFileURL.path
             files.append(path.hasPrefix(rootPath + "/") ? String(path.dropFirst(rootPath.count + 1)) : path)
         }
+        guard failures.isEmpty else { throw SourceErrors(failures.sorted { $0.file < $1.file }) }
         return files.sorted()
+    }
+
+    /// A path under the root as error messages show it: under the root's name as the user gave it.
+    static func display(_ relative: String, under root: String) -> String {
+        if relative.isEmpty { return root }
+        return root.hasSuffix("/") ? root + relative : root + "/" + relative
     }
 
     public static func isTemporary(_ name: String) -> Bool {
@@ -90,10 +113,15 @@ public struct StubLoader: Sendable {
 
     /// Loads one file, given relative to the root.
     public func loadFile(_ relative: String) throws(SourceErrors) -> [Stub] {
-        let display = root.hasSuffix("/") ? root + relative : root + "/" + relative
+        let display = Self.display(relative, under: root)
         let url = URL(fileURLWithPath: root).appendingPathComponent(relative)
-        guard let data = FileManager.default.contents(atPath: url.path) else {
-            throw SourceErrors([SourceError(file: display, line: 0, message: "cannot be read")])
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw SourceErrors([
+                SourceError(file: display, line: 0, message: "cannot be read: \(FileAccessFailure(error).reason)")
+            ])
         }
         let node: SourceNode
         do {

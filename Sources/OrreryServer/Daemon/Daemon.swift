@@ -22,6 +22,9 @@ public final class Daemon: Sendable {
     public init(configuration: DaemonConfiguration, logger: Logger) throws {
         self.configuration = configuration
         self.logger = logger
+        Pattern.onAbandonedMatch { [logger] pattern, bytes in
+            logger.warning("regex /\(pattern)/ gave up on a \(bytes)-byte text (too much work): taken as no match")
+        }
         registry = StubRegistry(stubsFolder: configuration.stubsFolder, allowsMissingFolder: configuration.allowsMissingStubsFolder)
         try registry.reload()
         if let map = try HostMapDecoder.load(path: configuration.hostMapPath) {
@@ -152,7 +155,8 @@ public final class Daemon: Sendable {
                 [self] in
                 let folders = registry.watchedFolders
                 let current = folders.map { FolderFingerprint(folder: $0.folder, excluding: $0.excluding) }
-                guard current != fingerprint else { return }
+                // A listing cut short by a lack of file descriptors says nothing about the files: try again later.
+                guard !current.contains(nil), current != fingerprint else { return }
                 fingerprint = current
                 reload(reason: "files changed under \(folders.map(\.folder).joined(separator: " or "))")
             }
