@@ -147,6 +147,8 @@ public struct HTTP1ConnectionStateMachine {
             pendingStart = start + used
             compact()
         }
+        // The client has finished sending: a request still waiting for bytes (the rest of a chunk line) gets none.
+        if hasInputEnded, case .readMore = action { return endOfInputWhileReading() }
         return action
     }
 
