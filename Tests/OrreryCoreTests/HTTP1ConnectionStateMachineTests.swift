@@ -29,6 +29,16 @@ struct HTTP1ConnectionStateMachineTests {
         #expect(twice.events.first?.context?.isHead == route.hasPrefix("HEAD"))
     }
 
+    @Test("A HEAD in any case is answered as HEAD, as the pipeline (which upper-cases methods) routes it")
+    func headInAnyCase() throws {
+        for method in ["HEAD", "head", "HEaD"] {
+            let driver = runEveryWay("\(method) /a HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(try #require(driver.events.first?.context).isHead, "\(method)")
+            #expect(driver.routes == ["HEAD /a"])
+        }
+        #expect(runEveryWay("HEADER /a HTTP/1.1\r\nHost: h\r\n\r\n").events.first?.context?.isHead == false)
+    }
+
     @Test("CONNECT hands the connection over with the bytes that followed the request, however they arrived")
     func connectTakeOver() {
         let connect = "CONNECT api.example.com:443 HTTP/1.1\r\nHost: api.example.com:443\r\n\r\n"

@@ -146,6 +146,11 @@ struct HTTP1LiveTests {
             let head = try #require(connection.readResponse(isHead: true))
             #expect(head.status == 200 && head.header("Content-Length") == length && head.header("X-Kind") == "users")
 
+            // The pipeline reads methods without regard to case, and so does the framing.
+            connection.send("head /users HTTP/1.1\r\nHost: x\r\n\r\n")
+            let lowerCase = try #require(connection.readResponse(isHead: true))
+            #expect(lowerCase.status == 200 && lowerCase.header("Content-Length") == length)
+
             connection.send("GET /empty HTTP/1.1\r\nHost: x\r\n\r\n")
             let empty = try #require(connection.readResponse())
             #expect(empty.status == 204 && empty.header("Content-Length") == nil && empty.header("X-Empty") == "yes")

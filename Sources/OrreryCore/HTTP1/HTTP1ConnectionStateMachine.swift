@@ -261,8 +261,10 @@ public struct HTTP1ConnectionStateMachine {
             used += count
             if parser.hasHead && !isHeadHandled {
                 isHeadHandled = true
+                // HTTPRequest upper-cases the method, and the pipeline answers `head` as HEAD: so must the framing.
                 context = ResponseContext(
-                    isHead: parser.method == "HEAD", minorVersion: parser.minorVersion, isKeepAlive: parser.isKeepAlive)
+                    isHead: parser.method.equalsIgnoringASCIICase("HEAD"), minorVersion: parser.minorVersion,
+                    isKeepAlive: parser.isKeepAlive)
                 if !parser.isComplete {
                     state = .readingBody
                     if let refusal = expectationRefusal() { return (used, refusal) }
