@@ -16,6 +16,13 @@ struct HTTP1ConnectionStateMachineTests {
         #expect(driver.machine.state == .idle && driver.machine.timeout == .idle && driver.machine.isReading)
     }
 
+    @Test("Each well-formed request is dispatched once, whole or in pieces", arguments: wellFormedRequests)
+    func wellFormed(text: String) {
+        let driver = runEveryWay(text, ending: true) { $0.connectTakesOver = false }
+        #expect(driver.routes.count == 1 && !driver.events.contains(.reject(400)), "\(driver.events)")
+        #expect(driver.events.last == .close)
+    }
+
     @Test("Each request form is dispatched and keeps the connection", arguments: [
         ("GET /a HTTP/1.1\r\nHost: h\r\n\r\n", "GET /a"),
         ("GET http://api.example.com/a?b HTTP/1.1\r\nHost: api.example.com\r\n\r\n", "GET http://api.example.com/a?b"),

@@ -22,6 +22,13 @@ struct HTTP1RequestParsingTests {
         #expect(asterisk.isComplete && asterisk.method == "OPTIONS" && asterisk.target == "*")
     }
 
+    @Test("Each form and framing is read completely, whole or in pieces", arguments: wellFormedRequests)
+    func wellFormed(text: String) {
+        let parsed = parseEveryWay(text)
+        #expect(parsed.error == nil && parsed.isComplete, "\(parsed)")
+        #expect(parsed.consumed == text.utf8.count)
+    }
+
     @Test("Methods are tokens, kept as sent; targets may carry UTF-8 bytes")
     func methodsAndTargets() {
         #expect(parseEveryWay("PROPFIND /x HTTP/1.1\r\nHost: h\r\n\r\n").method == "PROPFIND")
