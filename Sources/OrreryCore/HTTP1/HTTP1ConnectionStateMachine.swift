@@ -147,6 +147,8 @@ public struct HTTP1ConnectionStateMachine {
             pendingStart = start + used
             compact()
         }
+        // The client has finished sending: a request still waiting for bytes (the rest of a chunk line) gets none.
+        if hasInputEnded, case .readMore = action { return endOfInputWhileReading() }
         return action
     }
 
@@ -259,8 +261,10 @@ public struct HTTP1ConnectionStateMachine {
             used += count
             if parser.hasHead && !isHeadHandled {
                 isHeadHandled = true
+                // HTTPRequest upper-cases the method, and the pipeline answers `head` as HEAD: so must the framing.
                 context = ResponseContext(
-                    isHead: parser.method == "HEAD", minorVersion: parser.minorVersion, isKeepAlive: parser.isKeepAlive)
+                    isHead: parser.method.equalsIgnoringASCIICase("HEAD"), minorVersion: parser.minorVersion,
+                    isKeepAlive: parser.isKeepAlive)
                 if !parser.isComplete {
                     state = .readingBody
                     if let refusal = expectationRefusal() { return (used, refusal) }
