@@ -58,7 +58,7 @@ enum Trampolines {
                 return
             }
             let listener = Unmanaged<Listener>.fromOpaque(context).takeUnretainedValue()
-            listener.worker.accepted(fd, tag: listener.tag)
+            listener.worker.accepted(fd, tag: listener.tag, tls: listener.tls)
         }
 
     static let serverAcceptFailed: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, context in
@@ -91,6 +91,19 @@ enum Trampolines {
         guard let context else { return }
         let connection = Unmanaged<ServerConnection>.fromOpaque(context).takeUnretainedValue()
         withExtendedLifetime(connection) { connection.bufferevent(event: what) }
+    }
+
+    static let serverTLSReadable: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, context in
+        guard let context else { return }
+        let connection = Unmanaged<ServerConnection>.fromOpaque(context).takeUnretainedValue()
+        withExtendedLifetime(connection) { connection.tlsReadable() }
+    }
+
+    static let serverTLSEvent: @convention(c) (OpaquePointer?, Int16, UnsafeMutableRawPointer?) -> Void = {
+        _, what, context in
+        guard let context else { return }
+        let connection = Unmanaged<ServerConnection>.fromOpaque(context).takeUnretainedValue()
+        withExtendedLifetime(connection) { connection.tlsEvent(what) }
     }
 
     static let addressResolved: @convention(c) (Int32, UnsafeMutablePointer<addrinfo>?, UnsafeMutableRawPointer?) -> Void = {

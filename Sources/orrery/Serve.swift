@@ -92,6 +92,26 @@ struct Serve: ParsableCommand {
     @Option(help: ArgumentHelp("A PEM file of CA certificates trusted for HTTPS upstreams, besides the system's.", valueName: "file"))
     var upstreamCa: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Also serve everything over TLS on this port (0 picks a free one), with a certificate for localhost, the loopback addresses and the host map's hosts, signed by the local CA.",
+            valueName: "port"))
+    var tlsPort: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "The local CA's folder, made on first need (default: $XDG_DATA_HOME/orrery/ca, else ~/.local/share/orrery/ca). See 'orrery ca export'.",
+            valueName: "dir"))
+    var caDir: String?
+
+    @Flag(help: "Intercept every CONNECT: answer it with a certificate for its host signed by the local CA, and serve the requests inside like plain ones (stubs, journal, recording, forwarding over verified TLS).")
+    var mitm = false
+
+    @Option(
+        name: .customLong("mitm-host"),
+        help: ArgumentHelp("Intercept CONNECTs to this host (repeatable; *.example.com for the names below it); others stay blind tunnels.", valueName: "pattern"))
+    var mitmHosts: [String] = []
+
     @Option(help: ArgumentHelp("Milliseconds to wait for an upstream connection (TCP and TLS).", valueName: "ms"))
     var connectTimeout = 5_000
 
@@ -143,6 +163,10 @@ struct Serve: ParsableCommand {
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
+        if let tlsPort, !(0...65535).contains(tlsPort) { throw ValidationError("--tls-port must be between 0 and 65535.") }
+        for pattern in mitmHosts {
+            do { _ = try HostPattern(pattern) } catch { throw ValidationError("--mitm-host \(error)") }
+        }
         if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be between 1 and 256.") }
         guard watchInterval >= 0 else { throw ValidationError("--watch-interval must not be negative.") }
         guard connectTimeout > 0, upstreamTimeout > 0 else { throw ValidationError("Timeouts must be positive.") }
@@ -187,6 +211,10 @@ struct Serve: ParsableCommand {
         configuration.allowsMissingStubsFolder = !sources.isStubsFolderGiven
         configuration.persistsEnvironmentChoices = !ignoreEnvState
         configuration.exitsOnStdinEOF = exitOnStdinEof
+        configuration.tlsPort = tlsPort
+        configuration.caFolder = caDir
+        configuration.interceptsEveryConnect = mitm
+        configuration.interceptedHosts = mitmHosts.compactMap { try? HostPattern($0) }
         configuration.configFolder = sources.config
         configuration.logLevel = logLevel
         configuration.watchIntervalMilliseconds = watchInterval
@@ -231,6 +259,11 @@ struct Serve: ParsableCommand {
             logger.warning(
                 "there is no stubs folder '\(sources.stubs)' here: serving no stubs until it exists (mkdir \(sources.stubs), or point --stubs at yours)")
         }
+        if mitm || !mitmHosts.isEmpty || tlsPort != nil, let authority = try? daemon.https.authority() {
+            let what = mitm ? "every CONNECT" : (mitmHosts.isEmpty ? nil : "CONNECTs to \(mitmHosts.joined(separator: ", "))")
+            logger.info(
+                "HTTPS with the local CA in \(authority.folder)\(what.map { "; intercepting \($0)" } ?? ""); clients must trust \(authority.certificatePath) ('orrery ca export', or GET /__admin/ca.pem)")
+        }
         if daemon.isProxying, let environments = daemon.environments {
             let summary = environments.activeSummary
             logger.info("forwarding requests no stub answers: \(summary)")
@@ -244,11 +277,12 @@ struct Serve: ParsableCommand {
                 Console.out(
                     "Orrery \(OrreryVersion.current) listening on \(daemon.baseURL) "
                         + "(\(index.count) stubs from \(daemon.registry.fileCount) files in \(sources.stubs), "
-                        + "\(configuration.http.threads) threads)")
+                        + "\(configuration.http.threads) threads)"
+                        + (daemon.tlsPort.map { ", HTTPS on port \($0)" } ?? ""))
             }
             if let readyFile {
                 do {
-                    try ReadyFile(url: daemon.baseURL, port: daemon.port).write(to: readyFile)
+                    try ReadyFile(url: daemon.baseURL, port: daemon.port, tlsPort: daemon.tlsPort).write(to: readyFile)
                 } catch {
                     // A harness waiting for the file would wait in vain: stop and say why.
                     readyFileError = error

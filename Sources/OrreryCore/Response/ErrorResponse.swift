@@ -5,15 +5,18 @@ public struct ErrorResponse: Sendable {
     public var message: String
     /// Extra members (near misses, the file and line of an error).
     public var details: [(String, JSONValue)]
+    /// The reason in place of the status's own, when Orrery knows better (a certificate that failed its check).
+    public var failureReason: String?
 
-    public init(status: Int, message: String, details: [(String, JSONValue)] = []) {
+    public init(status: Int, message: String, details: [(String, JSONValue)] = [], failureReason: String? = nil) {
         self.status = status
         self.message = message
         self.details = details
+        self.failureReason = failureReason
     }
 
-    public init(_ code: HTTPStatusCode, message: String, details: [(String, JSONValue)] = []) {
-        self.init(status: code.rawValue, message: message, details: details)
+    public init(_ code: HTTPStatusCode, message: String, details: [(String, JSONValue)] = [], failureReason: String? = nil) {
+        self.init(status: code.rawValue, message: message, details: details, failureReason: failureReason)
     }
 
     public var json: JSONValue {
@@ -22,7 +25,7 @@ public struct ErrorResponse: Sendable {
             ("status", .int(status)),
             ("error", .string(HTTPStatusCode.reasonPhrase(for: status))),
             ("message", .string(message)),
-            ("failureReason", .string(code?.failureReason ?? "The request failed with status \(status).")),
+            ("failureReason", .string(failureReason ?? code?.failureReason ?? "The request failed with status \(status).")),
             ("recoverySuggestion", .string(code?.recoverySuggestion ?? "Check the request and try again.")),
         ]
         members += details

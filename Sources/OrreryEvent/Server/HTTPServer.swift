@@ -54,14 +54,15 @@ public final class HTTPServer: Sendable {
 
     /// Opens another listening port on the server's host, whose connections carry `tag` (`Responder.listenerTag`):
     /// a session's own port. Returns the port bound (any free one when `port` is 0). Safe from any thread.
-    public func addListener(port: Int = 0, tag: Int) throws(EventError) -> Int {
+    /// With `tls`, the port speaks HTTPS (the TLS port).
+    public func addListener(port: Int = 0, tag: Int, tls: TLSEndpoint? = nil) throws(EventError) -> Int {
         let workers = state.withLock { $0.workers }
         let (sockets, bound) = try ListeningSocket.open(host: configuration.host, port: port, count: workers.count)
         for (worker, socket) in zip(workers, sockets) {
             let box = WorkerBox(worker: worker)
             worker.loop.execute {
                 do {
-                    try box.worker.accept(on: socket, tag: tag)
+                    try box.worker.accept(on: socket, tag: tag, tls: tls)
                 } catch {
                     close(socket)
                 }

@@ -17,6 +17,12 @@ public struct Responder {
     /// The tag of the port the request came through (0 for the main port; see `HTTPServer.addListener`).
     public var listenerTag: Int { connection.tag }
 
+    /// How the client reached Orrery: `https` on the TLS port and inside an intercepted tunnel, else `http`.
+    public var scheme: String { connection.tls == nil ? "http" : "https" }
+
+    /// For a request inside an intercepted tunnel: the host and port its `CONNECT` named.
+    public var interceptedAuthority: String? { connection.interceptedAuthority }
+
     /// The client's address, as text.
     public var remoteAddress: String { connection.remoteAddress }
 
@@ -76,6 +82,13 @@ public struct Responder {
     /// Calls `observer` when the connection ends, however it ends (at once if it has).
     public func whenClosed(_ observer: @escaping () -> Void) {
         connection.whenClosed(observer)
+    }
+
+    /// Answers a `CONNECT` by intercepting it: Orrery answers 200 itself and speaks TLS with the client, presenting
+    /// certificates signed by its CA for the names the client asks for (`target`'s host when it sends none). The
+    /// requests inside then come to the handler as https requests, with `interceptedAuthority` set.
+    public func intercept(_ target: ConnectTarget, using context: TLSServerContext) {
+        connection.intercept(number: number, authority: target.description, defaultName: target.host, context: context)
     }
 
     /// Answers a `CONNECT`: connects to `target` and, once it accepts, turns this connection into a byte-for-byte

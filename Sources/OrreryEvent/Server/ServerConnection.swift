@@ -11,31 +11,45 @@ import OrreryCore
 /// as the socket drains. (The bufferevent's own reading would ask the socket for its size first, an ioctl, and
 /// copy through a chain allocated for the purpose; its writing would register the socket for writability and
 /// unregister it again, two epoll_ctl calls for every answer.)
+///
+/// A TLS connection (the TLS port, or a tunnel whose `CONNECT` Orrery intercepts) reads and writes through an
+/// OpenSSL bufferevent instead: over the socket, or as a filter over the plain bufferevent (see
+/// `ServerConnection+TLS.swift`). The machine and everything above it are the same.
 final class ServerConnection {
     unowned let worker: ServerWorker
     let fd: Int32
     /// The listener's tag: which port the connection came through.
     let tag: Int
-    private(set) var bufferevent: OpaquePointer?
-    private var readEvent: OpaquePointer?
-    private var timer: OpaquePointer?
-    private var machine: HTTP1ConnectionStateMachine
-    private var output = OutputQueue()
+    /// The socket's plain bufferevent: what the socket does not take goes through it. Beneath a TLS filter it
+    /// belongs to the filter (which frees it).
+    var bufferevent: OpaquePointer?
+    /// The OpenSSL bufferevent of a TLS connection, which everything is read from and written to.
+    var tls: OpaquePointer?
+    /// The TLS handshake is under way (its deadline is the header timeout's).
+    var isHandshaking = false
+    /// close_notify has been sent; the connection closes once its output has drained.
+    var isClosingTLS = false
+    /// For a tunnel Orrery intercepts: the host and port its client asked for.
+    var interceptedAuthority: String?
+    var readEvent: OpaquePointer?
+    var timer: OpaquePointer?
+    var machine: HTTP1ConnectionStateMachine
+    var output = OutputQueue()
 
     /// The number of the request being answered on this connection; an answer for another is stale.
-    private var requestNumber = 0
-    private var isAnswered = true
+    var requestNumber = 0
+    var isAnswered = true
     private var context = ResponseContext()
     /// True while the handler runs: an answer given meanwhile is taken up when it returns, not recursively.
     private var isDispatching = false
     private var answerWhileDispatching: Bool?
-    private var isReadingEnabled = false
+    var isReadingEnabled = false
     /// The timeout armed, and when it is due (by the loop's clock, in milliseconds); a timer that fires early
     /// (activity moved the deadline) waits again for the rest.
-    private var armedTimeout: HTTP1ConnectionStateMachine.Timeout?
+    var armedTimeout: HTTP1ConnectionStateMachine.Timeout?
     private var isLingering = false
-    private var deadline = 0
-    private(set) var isClosed = false
+    var deadline = 0
+    var isClosed = false
     /// The answer being streamed, if the current one is.
     private var stream: ResponseStream?
     /// A request that is never to be answered (`ConnectionFault.hold`): the connection closes with the client.
@@ -47,6 +61,25 @@ final class ServerConnection {
 
     /// Answers a backlog this large waits for before the next pipelined request is read.
     private static let backlogBytes = 256 * 1024
+
+    /// A connection on the TLS port: `tlsEndpoint` gives the session its certificates.
+    init?(worker: ServerWorker, fd: Int32, tag: Int, tlsEndpoint: TLSEndpoint) {
+        self.worker = worker
+        self.fd = fd
+        self.tag = tag
+        machine = HTTP1ConnectionStateMachine(configuration: worker.machineConfiguration)
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        timer = event_new(worker.loop.base, -1, 0, Trampolines.serverTimer, context)
+        guard timer != nil,
+            startTLS(over: nil, session: { () throws(EventError) in
+                try tlsEndpoint.context.makeServerSession(defaultCertificate: tlsEndpoint.certificate)
+            })
+        else {
+            if tls == nil { Glibc.close(fd) }
+            free()
+            return nil
+        }
+    }
 
     init?(worker: ServerWorker, fd: Int32, tag: Int) {
         self.worker = worker
@@ -98,7 +131,7 @@ final class ServerConnection {
     }
 
     /// Carries out the machine's actions until it waits for something.
-    private func process(_ first: HTTP1ConnectionStateMachine.Action) {
+    func process(_ first: HTTP1ConnectionStateMachine.Action) {
         var action = first
         while !isClosed {
             switch action {
@@ -270,13 +303,24 @@ final class ServerConnection {
         return output.byteCount + queuedInBufferevent > Self.backlogBytes
     }
 
-    private var queuedInBufferevent: Int {
-        guard let bufferevent, let buffer = bufferevent_get_output(bufferevent) else { return 0 }
-        return evbuffer_get_length(buffer)
+    /// Bytes handed to libevent and not yet written to the socket (for TLS, encrypted or not).
+    var queuedInBufferevent: Int {
+        var queued = 0
+        for layer in [tls, bufferevent] {
+            if let layer, let buffer = bufferevent_get_output(layer) { queued += evbuffer_get_length(buffer) }
+        }
+        return queued
     }
 
-    /// Writes what is queued: straight to the socket while nothing waits in the bufferevent, else behind it.
-    private func flush() {
+    /// Writes what is queued: straight to the socket while nothing waits in the bufferevent, else behind it (TLS:
+    /// always through the TLS bufferevent).
+    func flush() {
+        if let tls {
+            guard !isClosed, !output.isEmpty, let buffer = bufferevent_get_output(tls) else { return }
+            output.move(to: buffer)
+            noteActivity()
+            return
+        }
         guard !isClosed, !output.isEmpty, let bufferevent, let buffer = bufferevent_get_output(bufferevent) else { return }
         if evbuffer_get_length(buffer) == 0 {
             guard output.write(to: fd) else {
@@ -314,9 +358,13 @@ final class ServerConnection {
     /// Closes after what is queued is written. An answer that ends the connection is followed by a lingering
     /// close: the server shuts its side, then reads and drops what the client still sends until it closes or the
     /// linger time passes, so the client reads the answer rather than a reset.
-    private func closeOnceWritten() {
+    func closeOnceWritten() {
         flush()
         guard !isClosed else { return }
+        if tls != nil {
+            closeTLSOnceWritten()
+            return
+        }
         guard output.isEmpty, queuedInBufferevent == 0 else { return }  // `outputDrained` comes back here
         guard machine.state == .closing, !isLingering else {
             close()
@@ -351,7 +399,7 @@ final class ServerConnection {
     /// A stream (server-sent events) is not waited for: it ends when the server stops. A lingering connection is
     /// waited for only until the client has acknowledged all of its answer.
     var isBusy: Bool {
-        guard !isClosed else { return false }
+        guard !isClosed, !isHandshaking else { return false }
         if isLingering { return CLibevent_unsent_bytes(fd) > 0 }
         return (machine.isBusy && stream == nil) || !output.isEmpty || queuedInBufferevent > 0
     }
@@ -362,9 +410,10 @@ final class ServerConnection {
         isClosed = true
         if let readEvent { event_del(readEvent) }
         if let timer { event_del(timer) }
-        if let bufferevent {
-            bufferevent_disable(bufferevent, Int16(EV_READ | EV_WRITE))
-            bufferevent_setcb(bufferevent, nil, nil, nil, nil)
+        for layer in [tls, bufferevent] {
+            guard let layer else { continue }
+            bufferevent_disable(layer, Int16(EV_READ | EV_WRITE))
+            bufferevent_setcb(layer, nil, nil, nil, nil)
         }
         output.removeAll()
         stream?.markFinished()
@@ -376,26 +425,35 @@ final class ServerConnection {
         worker.loop.schedule(afterMilliseconds: 0) { [self] in free() }
     }
 
-    /// Frees the events and the bufferevent (which closes the socket).
+    /// Frees the events and the bufferevents (which close the socket; a TLS filter frees the one beneath it).
     func free() {
         if let readEvent { event_free(readEvent) }
         readEvent = nil
         if let timer { event_free(timer) }
         timer = nil
-        if let bufferevent { bufferevent_free(bufferevent) }
+        if let tls {
+            bufferevent_free(tls)
+        } else if let bufferevent {
+            bufferevent_free(bufferevent)
+        }
+        tls = nil
         bufferevent = nil
     }
 
     // MARK: - Reading and deadlines
 
-    private func updateReading() {
+    func updateReading() {
         let wanted = !isClosed && (machine.isReading || isLingering)
+        if tls != nil {
+            updateTLSReading(wanted)
+            return
+        }
         guard wanted != isReadingEnabled, let readEvent else { return }
         isReadingEnabled = wanted
         if wanted { event_add(readEvent, nil) } else { event_del(readEvent) }
     }
 
-    private func updateTimer() {
+    func updateTimer() {
         let wanted = machine.timeout
         if wanted == armedTimeout {
             if wanted == .idle || wanted == .body { noteActivity() }
@@ -409,7 +467,7 @@ final class ServerConnection {
         arm(milliseconds: worker.configuration.milliseconds(for: wanted))
     }
 
-    private func arm(milliseconds: Int) {
+    func arm(milliseconds: Int) {
         guard let timer else { return }
         deadline = worker.now + milliseconds
         if let marker = worker.loop.commonTimeout(milliseconds: milliseconds) {
@@ -422,15 +480,20 @@ final class ServerConnection {
 
     /// Moves the deadline of an idle or body timeout on, without touching the timer: it fires at the old time and
     /// waits again for the rest.
-    private func noteActivity() {
+    func noteActivity() {
         guard let armedTimeout else { return }
         deadline = worker.now + worker.configuration.milliseconds(for: armedTimeout)
     }
 
     func timerFired() {
         guard !isClosed else { return }
-        if isLingering {
+        if isLingering || isHandshaking {
+            // The linger time is over, or the client never finished its TLS handshake.
             close()
+            return
+        }
+        if isClosingTLS {
+            closeTLSOnceWritten()
             return
         }
         let remaining = deadline - worker.now
@@ -449,7 +512,7 @@ final class ServerConnection {
     /// The connection stops being HTTP (a `CONNECT` tunnel opened): returns the bufferevent, reading through it
     /// from now on, and the bytes already received after the request. The connection is done.
     func takeOver() -> (bufferevent: OpaquePointer, received: [UInt8])? {
-        guard !isClosed, let bufferevent else { return nil }
+        guard !isClosed, tls == nil, let bufferevent else { return nil }
         flush()
         if !output.isEmpty, let buffer = bufferevent_get_output(bufferevent) { output.move(to: buffer) }
         let received = machine.takeOver()

@@ -51,8 +51,8 @@ final class ServerWorker {
 
     /// Accepts connections on a listening socket (this loop's copy of it), which the worker then owns. Its
     /// connections carry `tag` (0 for the main port; a session's number for its port).
-    func accept(on socket: Int32, tag: Int = 0) throws(EventError) {
-        let listener = Listener(worker: self, tag: tag)
+    func accept(on socket: Int32, tag: Int = 0, tls: TLSEndpoint? = nil) throws(EventError) {
+        let listener = Listener(worker: self, tag: tag, tls: tls)
         let context = Unmanaged.passUnretained(listener).toOpaque()
         guard
             let handle = evconnlistener_new(
@@ -67,12 +67,18 @@ final class ServerWorker {
         if isAcceptPaused || isAtConnectionLimit || isShuttingDown { evconnlistener_disable(handle) }
     }
 
-    func accepted(_ fd: Int32, tag: Int) {
+    func accepted(_ fd: Int32, tag: Int, tls: TLSEndpoint?) {
         guard !isShuttingDown else {
             close(fd)
             return
         }
-        guard let connection = ServerConnection(worker: self, fd: fd, tag: tag) else { return }
+        let made =
+            if let tls {
+                ServerConnection(worker: self, fd: fd, tag: tag, tlsEndpoint: tls)
+            } else {
+                ServerConnection(worker: self, fd: fd, tag: tag)
+            }
+        guard let connection = made else { return }
         connections[ObjectIdentifier(connection)] = connection
         acceptPauseMilliseconds = 0
         if connections.count >= configuration.maxConnectionsPerLoop, !isAtConnectionLimit {
@@ -179,10 +185,13 @@ final class ServerWorker {
 final class Listener {
     unowned let worker: ServerWorker
     let tag: Int
+    /// For a TLS port: how its connections make their sessions.
+    let tls: TLSEndpoint?
     var handle: OpaquePointer?
 
-    init(worker: ServerWorker, tag: Int) {
+    init(worker: ServerWorker, tag: Int, tls: TLSEndpoint?) {
         self.worker = worker
         self.tag = tag
+        self.tls = tls
     }
 }

@@ -11,6 +11,7 @@ final class AdminAPI: Sendable {
 
     let registry: StubRegistry
     let sessions: SessionRegistry
+    let https: HTTPS
     private let environments: EnvironmentRegistry?
     let serviceLogger: NetworkServiceLogger
     /// Whether misses are forwarded (a host map, and no `--no-proxy`).
@@ -24,13 +25,14 @@ final class AdminAPI: Sendable {
     let defaultRecordingFolder: String?
 
     init(
-        registry: StubRegistry, sessions: SessionRegistry, environments: EnvironmentRegistry?,
+        registry: StubRegistry, sessions: SessionRegistry, https: HTTPS, environments: EnvironmentRegistry?,
         serviceLogger: NetworkServiceLogger, isProxying: Bool, logger: Logger, threads: Int, token: String?,
         defaultRecordingFolder: String? = nil
     ) {
         self.defaultRecordingFolder = defaultRecordingFolder
         self.registry = registry
         self.sessions = sessions
+        self.https = https
         self.environments = environments
         self.serviceLogger = serviceLogger
         self.isProxying = isProxying
@@ -171,6 +173,19 @@ final class AdminAPI: Sendable {
         return .error(
             .Code409Conflict,
             "The stub '\(id)' comes from the stub files, which every session shares; a session changes only its own stubs. Add a stub of the session's own instead (with a higher priority to win over it).")
+    }
+
+    /// `GET /__admin/ca.pem`: the local CA's certificate (made now if there is none yet), never its key.
+    func caCertificate() -> AdminReply {
+        do {
+            let pem = try https.authority().certificate.pem()
+            var reply = AdminReply(
+                status: 200, headers: ["Content-Type": "application/x-pem-file", "Cache-Control": "no-store"], body: pem)
+            reply.headers.add("Content-Disposition", "attachment; filename=\"orrery-ca.pem\"")
+            return reply
+        } catch {
+            return .error(.Code500InternalServerError, "The local CA cannot be used: \(error)")
+        }
     }
 
     func reload() -> AdminReply {

@@ -14,6 +14,10 @@ public final class Daemon: Sendable {
     let serviceLogger: NetworkServiceLogger
     /// The main session and those opened over the admin API.
     let sessions: SessionRegistry
+    /// The CA, the TLS context, and which `CONNECT`s are intercepted.
+    public let https: HTTPS
+    /// The TLS port bound, when there is one.
+    public let tlsPort: Int?
     private let server: HTTPServer
     private let logger: Logger
 
@@ -57,8 +61,23 @@ public final class Daemon: Sendable {
         self.serviceLogger = serviceLogger
         let sessions = SessionRegistry(mainJournal: serviceLogger.journal, journalLimits: configuration.journal)
         self.sessions = sessions
+        let https = HTTPS(
+            caFolder: configuration.caFolder, interceptsEveryConnect: configuration.interceptsEveryConnect,
+            interceptedHosts: configuration.interceptedHosts)
+        self.https = https
+        // With a TLS port or interception the CA is needed now: a CA that cannot be used stops the start.
+        let tlsEndpoint: TLSEndpoint?
+        if configuration.tlsPort != nil || https.intercepts {
+            let context = try https.context()
+            let hosts = Self.certificateHosts(configuration, environments)
+            tlsEndpoint = try configuration.tlsPort.map { _ throws(EventError) in
+                TLSEndpoint(context: context, certificate: try context.makePortCertificate(extraHosts: hosts))
+            }
+        } else {
+            tlsEndpoint = nil
+        }
         let admin = AdminAPI(
-            registry: registry, sessions: sessions, environments: environments, serviceLogger: serviceLogger,
+            registry: registry, sessions: sessions, https: https, environments: environments, serviceLogger: serviceLogger,
             isProxying: proxyEnvironments != nil, logger: logger, threads: configuration.http.threads,
             token: configuration.adminToken, defaultRecordingFolder: configuration.recording?.folder)
         let registry = self.registry
@@ -70,11 +89,36 @@ public final class Daemon: Sendable {
                     serviceLogger: serviceLogger, logger: logger)
             }
             return RequestPipeline(
-                registry: registry, admin: admin, proxy: proxy, serviceLogger: serviceLogger, sessions: sessions,
+                registry: registry, admin: admin, proxy: proxy, serviceLogger: serviceLogger, sessions: sessions, https: https,
                 isOffline: configuration.isOffline, logger: logger)
         }
         admin.listening(host: configuration.http.host, port: server.port)
         sessions.attach(server, host: configuration.http.host)
+        if let tlsEndpoint, let port = configuration.tlsPort {
+            tlsPort = try server.addListener(port: port, tag: 0, tls: tlsEndpoint)
+        } else {
+            tlsPort = nil
+        }
+    }
+
+    /// The names the TLS port's certificate covers besides loopback: the address it listens on (unless it is a
+    /// wildcard) and every host of the host map.
+    private static func certificateHosts(_ configuration: DaemonConfiguration, _ environments: EnvironmentRegistry?) -> [String] {
+        var hosts: [String] = []
+        let listen = configuration.http.host
+        if listen != "0.0.0.0", listen != "::" { hosts.append(listen) }
+        for map in [environments?.map].compactMap({ $0 }) {
+            for configuration in map.configurations {
+                hosts.append(configuration.canonicalHost)
+                hosts += configuration.hosts.compactMap { $0.host }
+            }
+        }
+        // Names only: a host written with a port (127.0.0.1:9001) is certified for its name.
+        return hosts.map { host in
+            if host.hasPrefix("["), let end = host.firstIndex(of: "]") { return String(host[host.index(after: host.startIndex)..<end]) }
+            if host.filter({ $0 == ":" }).count == 1, let colon = host.firstIndex(of: ":") { return String(host[..<colon]) }
+            return host
+        }.filter { CertificateName($0) != nil }
     }
 
     /// What the server reports, as log lines.

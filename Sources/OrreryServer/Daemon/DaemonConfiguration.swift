@@ -28,6 +28,15 @@ public struct DaemonConfiguration: Sendable {
     public var allowsMissingStubsFolder = false
     /// `--exit-on-stdin-eof`: the daemon stops when its standard input closes (its parent, a test run, has gone).
     public var exitsOnStdinEOF = false
+    /// `--tls-port`: a port that serves everything the main port serves, over TLS (0 picks a free one).
+    public var tlsPort: Int?
+    /// `--ca-dir`: the local CA's folder; nil for the default (`$XDG_DATA_HOME/orrery/ca`, else
+    /// `~/.local/share/orrery/ca`).
+    public var caFolder: String?
+    /// `--mitm`: every `CONNECT` is intercepted.
+    public var interceptsEveryConnect = false
+    /// `--mitm-host`: the hosts whose `CONNECT`s are intercepted.
+    public var interceptedHosts: [HostPattern] = []
     /// `--env`: the environment chosen for every configuration that has it.
     public var environment: String?
     /// Timeouts, extra CA, DNS server for upstream requests.

@@ -10,6 +10,6 @@ struct Exchange {
     let startedAt: Date
     let session: Session
 
-    /// How the client reached Orrery.
-    var scheme: String { "http" }
+    /// How the client reached Orrery: `http`, or `https` (the TLS port, an intercepted tunnel).
+    var scheme: String { responder.scheme }
 }

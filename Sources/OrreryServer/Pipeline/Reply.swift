@@ -13,6 +13,8 @@ enum Reply {
     case forward(ProxyForwarder.Plan)
     /// `CONNECT`: a byte-for-byte tunnel to the target.
     case tunnel(ConnectTarget)
+    /// `CONNECT` to a host Orrery intercepts: answered here, and the requests inside come through the pipeline.
+    case intercept(ConnectTarget, TLSServerContext)
 }
 
 /// An answer made for one request.

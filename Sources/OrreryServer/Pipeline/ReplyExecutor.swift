@@ -36,6 +36,8 @@ struct ReplyExecutor {
             proxy.forward(plan, exchange.request, responder: exchange.responder) { response, outcome in
                 carryOut(.made(response, outcome: outcome), for: exchange)
             }
+        case .intercept(let target, let context):
+            exchange.responder.intercept(target, using: context)
         case .tunnel(let target):
             guard let proxy else { return }
             proxy.tunnel(to: target, responder: exchange.responder) { error in

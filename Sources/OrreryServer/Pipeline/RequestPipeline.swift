@@ -13,6 +13,7 @@ final class RequestPipeline: HTTPRequestHandler {
     private let proxy: ProxyForwarder?
     private let serviceLogger: NetworkServiceLogger
     private let sessions: SessionRegistry
+    private let https: HTTPS
     private let executor: ReplyExecutor
     /// `--offline`: misses say that nothing is forwarded.
     private let isOffline: Bool
@@ -26,9 +27,10 @@ final class RequestPipeline: HTTPRequestHandler {
 
     init(
         registry: StubRegistry, admin: AdminAPI, proxy: ProxyForwarder?, serviceLogger: NetworkServiceLogger,
-        sessions: SessionRegistry, isOffline: Bool = false, logger: Logger
+        sessions: SessionRegistry, https: HTTPS, isOffline: Bool = false, logger: Logger
     ) {
         self.sessions = sessions
+        self.https = https
         self.isOffline = isOffline
         self.registry = registry
         self.admin = admin
@@ -58,6 +60,8 @@ final class RequestPipeline: HTTPRequestHandler {
     }
 
     func handle(_ request: HTTPRequest, responder: Responder) {
+        // Inside an intercepted tunnel a request names only its path: it is read as the https URL it is for.
+        let request = responder.interceptedAuthority.map { Self.absolute(request, authority: $0) } ?? request
         guard let session = sessions.session(for: request, listenerTag: responder.listenerTag) else {
             // The session named in the header has ended (or never was).
             let error = ErrorResponse(
@@ -89,8 +93,26 @@ final class RequestPipeline: HTTPRequestHandler {
         return .made(MadeResponse(miss), outcome: .unmatched(closestStubs: closest))
     }
 
-    /// A `CONNECT` is never a stub's: it is tunnelled when the proxy is on, and refused with a 404 otherwise.
+    /// A request from inside an intercepted tunnel as the absolute https URL it is for (the default port left out,
+    /// as a client writes it), so that stubs with a `host`, the host map and the proxy see where it was going.
+    static func absolute(_ request: HTTPRequest, authority: String) -> HTTPRequest {
+        guard !request.isAbsoluteForm else { return request }
+        let host = authority.hasSuffix(":443") ? String(authority.dropLast(4)) : authority
+        return HTTPRequest(method: request.method, target: "https://" + host + request.target, headers: request.headers, body: request.body)
+    }
+
+    /// A `CONNECT` is never a stub's: it is intercepted when its host is one Orrery intercepts, tunnelled blind
+    /// when the proxy is on, and refused with a 404 otherwise.
     private func tunnel(_ request: HTTPRequest) -> Reply {
+        if https.intercepts, let target = ConnectTarget(authority: request.target), https.intercepts(target.host) {
+            do {
+                return .intercept(target, try https.context())
+            } catch {
+                let failure = ErrorResponse(
+                    .Code500InternalServerError, message: "CONNECT \(request.target) could not be intercepted: \(error)")
+                return .made(MadeResponse(failure, kind: "tlsError"), outcome: nil)
+            }
+        }
         guard proxy != nil else {
             let reason = isOffline ? "Orrery is offline (--offline)" : "forwarding is off (--no-proxy, or no host map)"
             return .made(MadeResponse(ErrorResponse(.Code404NotFound, message: "CONNECT \(request.target) is not tunnelled: \(reason).")), outcome: nil)
@@ -110,6 +132,8 @@ final class RequestPipeline: HTTPRequestHandler {
             logger.debug("\(request.method) \(request.target) -> \(prepared.status) from stub \(entry.stub.label)")
         case .made(let response, _):
             logger.debug("\(request.method) \(request.target) -> \(response.status)")
+        case .intercept(let target, _):
+            logger.debug("CONNECT \(target) intercepted")
         case .forward, .tunnel:
             break
         }

@@ -27,6 +27,9 @@ public final class EnvironmentRegistry: Sendable {
         self.environments = Mutex(environments)
     }
 
+    /// The host map as loaded.
+    public var map: HostMap { environments.withLock { $0.map } }
+
     public func upstream(for request: HTTPRequest) -> Result<Upstream, UpstreamSelectionError>? {
         environments.withLock { $0.upstream(for: request) }
     }

@@ -105,7 +105,10 @@ final class ProxyForwarder {
                         ("environment", .string(upstream.environmentKey)),
                         ("canonicalHost", .string(upstream.canonicalHost)),
                         ("upstream", .string(upstream.origin)),
-                    ])
+                    ],
+                    failureReason: failure.kind == .tlsError
+                        ? "The TLS connection to the upstream failed: \(failure.message). Orrery verifies every upstream's certificate against the system's CAs and --upstream-ca."
+                        : nil)
                 logger.warning("\(request.method) \(request.target) -> \(code.rawValue): \(failure)")
                 answered(
                     MadeResponse(error, kind: failure.kind.rawValue),

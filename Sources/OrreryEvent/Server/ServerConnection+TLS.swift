@@ -1,0 +1,156 @@
+import CLibevent
+import Glibc
+import OrreryCore
+
+/// What a TLS listener gives its connections: the context that makes their sessions, and the certificate a client
+/// that sends no SNI gets.
+public struct TLSEndpoint: Sendable {
+    public let context: TLSServerContext
+    public let certificate: LeafCertificate
+
+    public init(context: TLSServerContext, certificate: LeafCertificate) {
+        self.context = context
+        self.certificate = certificate
+    }
+}
+
+/// TLS on a server connection: the TLS port's (an OpenSSL bufferevent over the socket) and an intercepted tunnel's
+/// (a filter over the plain bufferevent, after Orrery answered the `CONNECT` itself). Reading and writing go through
+/// the OpenSSL bufferevent; the HTTP/1 machine is the same as on a plain connection.
+extension ServerConnection {
+    /// Puts TLS on the connection: over the socket (`plain` nil), or as a filter over `plain`, whose input may
+    /// already hold the client's first bytes. False when it cannot (the caller closes).
+    func startTLS(over plain: OpaquePointer?, session: () throws(EventError) -> OpaquePointer) -> Bool {
+        let ssl: OpaquePointer
+        do {
+            ssl = try session()
+        } catch {
+            return false
+        }
+        let base = worker.loop.base
+        let options = Int32(BEV_OPT_CLOSE_ON_FREE.rawValue | BEV_OPT_DEFER_CALLBACKS.rawValue)
+        // On failure libevent has freed the SSL; the socket (or the plain bufferevent) is still ours.
+        let layer =
+            if let plain {
+                bufferevent_openssl_filter_new(base, plain, ssl, BUFFEREVENT_SSL_ACCEPTING, options)
+            } else {
+                bufferevent_openssl_socket_new(base, fd, ssl, BUFFEREVENT_SSL_ACCEPTING, options)
+            }
+        guard let layer else { return false }
+        tls = layer
+        // A client that hangs up without close_notify ends its input, rather than failing (with the context's
+        // SSL_OP_IGNORE_UNEXPECTED_EOF).
+        bufferevent_openssl_set_allow_dirty_shutdown(layer, 1)
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        bufferevent_setcb(layer, Trampolines.serverTLSReadable, Trampolines.serverOutputDrained, Trampolines.serverTLSEvent, context)
+        bufferevent_enable(layer, Int16(EV_READ | EV_WRITE))
+        isReadingEnabled = true
+        // A silent client, or one that stops half way through its hello, is dropped after the header timeout.
+        isHandshaking = true
+        armedTimeout = nil
+        arm(milliseconds: worker.configuration.headerTimeoutMilliseconds)
+        // A hello that came with the CONNECT is in the plain input already; the filter reads it from there.
+        if let plain, let input = bufferevent_get_input(plain), evbuffer_get_length(input) > 0 {
+            bufferevent_trigger(plain, Int16(EV_READ), Int32(BEV_TRIG_IGNORE_WATERMARKS.rawValue))
+        }
+        return true
+    }
+
+    /// Bytes decrypted: handed to the machine as plain bytes are, a scratch buffer at a time.
+    func tlsReadable() {
+        guard !isClosed, let tls, let input = bufferevent_get_input(tls) else { return }
+        let scratch = worker.scratch
+        while !isClosed, machine.isReading, evbuffer_get_length(input) > 0 {
+            let count = evbuffer_remove(input, scratch.baseAddress, scratch.count)
+            guard count > 0 else { break }
+            noteActivity()
+            process(machine.received(UnsafeRawBufferPointer(rebasing: scratch[0..<Int(count)])))
+        }
+        flush()
+    }
+
+    /// The handshake finished, the client closed, or the connection failed.
+    func tlsEvent(_ what: Int16) {
+        guard !isClosed else { return }
+        let events = Int32(what)
+        if events & BEV_EVENT_CONNECTED != 0 {
+            isHandshaking = false
+            updateTimer()
+            return
+        }
+        if events & BEV_EVENT_EOF != 0, events & BEV_EVENT_ERROR == 0, !isHandshaking, !isClosingTLS {
+            // What came before the end is read first; a client may half-close after its request.
+            tlsReadable()
+            guard !isClosed else { return }
+            process(machine.receivedEnd())
+            flush()
+            return
+        }
+        close()
+    }
+
+    /// Reading follows the machine: when it pauses, the TLS bufferevent stops reading; when it resumes, what is
+    /// already decrypted is read first.
+    func updateTLSReading(_ wanted: Bool) {
+        guard let tls, wanted != isReadingEnabled else { return }
+        isReadingEnabled = wanted
+        if wanted {
+            bufferevent_enable(tls, Int16(EV_READ))
+            if let input = bufferevent_get_input(tls), evbuffer_get_length(input) > 0 {
+                worker.loop.schedule(afterMilliseconds: 0) { [self] in tlsReadable() }
+            }
+        } else {
+            bufferevent_disable(tls, Int16(EV_READ))
+        }
+    }
+
+    /// Sends close_notify (libevent never does) and closes once everything, the filter's underlying output
+    /// included, has reached the socket: freeing earlier would drop the end of the answer.
+    func closeTLSOnceWritten() {
+        guard let tls else {
+            close()
+            return
+        }
+        if !isClosingTLS {
+            isClosingTLS = true
+            if let ssl = bufferevent_openssl_get_ssl(tls) { SSL_shutdown(ssl) }
+            deadline = worker.now + worker.configuration.lingerMilliseconds
+        }
+        if queuedInBufferevent == 0 || worker.now >= deadline {
+            close()
+            return
+        }
+        armedTimeout = nil
+        guard let timer else { return }
+        var delay = timeval(milliseconds: 10)
+        event_add(timer, &delay)
+    }
+
+    // MARK: - Interception
+
+    /// Answers a `CONNECT` with 200 itself and puts TLS on the connection, presenting certificates for the names
+    /// the client asks for (`defaultName` when it sends none): its requests then go through the same machine and
+    /// pipeline as plain ones, as https requests for `authority`.
+    func intercept(number: Int, authority: String, defaultName: String, context: TLSServerContext) {
+        guard !isClosed, number == requestNumber, !isAnswered, tls == nil, let plain = bufferevent else { return }
+        isAnswered = true
+        output.append(Array("HTTP/1.1 200 Connection Established\r\n\r\n".utf8))
+        flush()
+        guard !isClosed else { return }
+        if !output.isEmpty, let buffer = bufferevent_get_output(plain) { output.move(to: buffer) }
+        // From here the plain bufferevent reads for the filter; the bytes that came after the CONNECT (the start
+        // of the client's hello) go to it first.
+        let received = machine.takeOver()
+        if let readEvent { event_free(readEvent) }
+        readEvent = nil
+        isReadingEnabled = false
+        if !received.isEmpty, let input = bufferevent_get_input(plain) { evbuffer_add(input, received, received.count) }
+        machine = HTTP1ConnectionStateMachine(configuration: worker.machineConfiguration)
+        interceptedAuthority = authority
+        guard startTLS(over: plain, session: { () throws(EventError) in try context.makeServerSession(defaultName: defaultName) })
+        else {
+            close()
+            return
+        }
+    }
+}
