@@ -109,8 +109,7 @@ final class Browser {
                 }
             }
             output.fileHandleForReading.readabilityHandler = nil
-            process.terminate()
-            Self.waitForExit(process)
+            Self.stop(process)
             try? FileManager.default.removeItem(at: work)
             throw Failure(
                 "Headless Chromium did not start (\(chromium) driven by \(chromedriver)): \(error). "
@@ -141,8 +140,7 @@ final class Browser {
         isClosed = true
         _ = try? await Self.call(driverPort, "DELETE", session(""), nil, timeout: 15)
         driverOutput.readabilityHandler = nil
-        driver.terminate()
-        Self.waitForExit(driver)
+        Self.stop(driver)
         if let browserPID, kill(browserPID, 0) == 0 {
             kill(browserPID, SIGKILL)
         }
@@ -152,7 +150,7 @@ final class Browser {
     deinit {
         // `with` closes it; this only guards against a browser left behind by a test that did not use `with`.
         if !isClosed {
-            driver.terminate()
+            Self.stop(driver)
             if let browserPID { kill(browserPID, SIGKILL) }
         }
     }
@@ -350,10 +348,10 @@ final class Browser {
         throw Failure("chromedriver did not say which port it listens on within 20 s; it printed: \(text)")
     }
 
-    private static func waitForExit(_ process: Process) {
-        let deadline = Date().addingTimeInterval(5)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
+    /// Ends chromedriver once its session is over. SIGKILL, because the test runner starts children with SIGTERM
+    /// blocked; the browser has quit already with the session.
+    private static func stop(_ process: Process) {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        if !process.isRunning { process.waitUntilExit() }
+        process.waitUntilExit()
     }
 }
