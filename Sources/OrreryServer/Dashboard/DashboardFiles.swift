@@ -477,6 +477,7 @@ legend { font-weight: 600; margin-bottom: 0.35rem; padding: 0; }
 
   function duration(ms) {
     if (typeof ms !== 'number') return '';
+    if (ms < 1) return ms.toFixed(2) + ' ms';
     if (ms < 10) return ms.toFixed(1) + ' ms';
     if (ms < 1000) return Math.round(ms) + ' ms';
     return (ms / 1000).toFixed(2) + ' s';

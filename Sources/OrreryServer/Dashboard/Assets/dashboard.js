@@ -108,6 +108,7 @@
 
   function duration(ms) {
     if (typeof ms !== 'number') return '';
+    if (ms < 1) return ms.toFixed(2) + ' ms';
     if (ms < 10) return ms.toFixed(1) + ' ms';
     if (ms < 1000) return Math.round(ms) + ' ms';
     return (ms / 1000).toFixed(2) + ' s';
