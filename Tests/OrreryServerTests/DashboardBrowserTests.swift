@@ -267,4 +267,68 @@ struct DashboardBrowserTests {
             }
         }
     }
+
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// The repository's example stubs folder, relative to the working directory when it is inside it, so that stub
+    /// sources read `stubs/auth.yaml:6` as with `scripts/run.sh`.
+    static var exampleStubs: String {
+        let stubs = repository.appendingPathComponent("stubs").standardizedFileURL.path
+        let here = FileManager.default.currentDirectoryPath
+        return stubs.hasPrefix(here + "/") ? String(stubs.dropFirst(here.count + 1)) : stubs
+    }
+
+    @Test("screenshots of the main views, into $ORRERY_SCREENSHOTS (scripts/dashboard-screenshots.sh) or a temporary folder")
+    func screenshots() async throws {
+        let target = ProcessInfo.processInfo.environment["ORRERY_SCREENSHOTS"].map { URL(fileURLWithPath: $0) }
+        let folder = target ?? FileManager.default.temporaryDirectory.appendingPathComponent("orrery-shots-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { if target == nil { try? FileManager.default.removeItem(at: folder) } }
+        let upstream = try FixtureProcess.upstream(name: "reports")
+        defer { upstream.stop() }
+
+        let hostMap = try String(contentsOf: Self.repository.appendingPathComponent("config/hosts.json"), encoding: .utf8)
+        // The examples as they are; the host map in a folder of the test's own, where the environment chosen is saved.
+        try await LiveServer.with(files: ["config/hosts.json": hostMap], configure: { $0.stubsFolder = Self.exampleStubs }) {
+            (server: LiveServer) async throws in
+            let user = #"{"key": "USER", "host": "127.0.0.1:\#(upstream.port)", "protocol": "http"}"#
+            #expect(try await server.request("PUT", "/__admin/environments/api.example.com", body: Data(user.utf8)).status == 200)
+            try await Browser.with(width: 1280, height: 1100) { browser in
+                try await Self.open(browser, server.baseURL + "/__admin/ui")
+                let json = ["Content-Type": "application/json"]
+                let bearer = ["Authorization": "Bearer demo-token-ada"]
+                _ = try await server.request(
+                    "POST", "/api/v1/token", headers: json, body: Data(#"{"username": "ada", "password": "lovelace"}"#.utf8))
+                _ = try await server.request("/api/v1/users/1")
+                _ = try await server.request("/api/v1/user/1")
+                _ = try await server.request("/echo/reports/monthly?month=2026-11", headers: bearer)
+                _ = try await server.request("/api/v1/users")
+                _ = try await server.request("/api/v1/users", headers: bearer)
+                try await browser.waitUntil("six rows") { try await Self.rowPaths(browser).count == 6 }
+                // The oldest, so that the five above it show too.
+                try await browser.click(browser.find("#exchanges > li:last-child .summary"))
+                try await browser.execute("document.activeElement.blur(); window.scrollTo(0, 0)")
+                try await Task.sleep(for: .milliseconds(1500))  // the new-row highlight fades
+                try await Self.save(browser, folder, "dashboard-traffic.png")
+
+                try await browser.click(browser.find("a[data-view=stubs]"))
+                try await browser.waitUntil("the stubs") { try await browser.findAll("#stub-list > li").count > 0 }
+                try await browser.click(browser.find("#stub-list > li:nth-child(3) details summary"))
+                try await browser.execute("document.activeElement.blur()")
+                try await Self.save(browser, folder, "dashboard-stubs.png")
+
+                try await browser.click(browser.find("a[data-view=environments]"))
+                try await browser.waitUntil("the switcher") { try await browser.findAll("form.environment").count == 1 }
+                try await Self.save(browser, folder, "dashboard-environments.png")
+                try await Self.expectCleanConsole(browser)
+            }
+        }
+    }
+
+    static func save(_ browser: Browser, _ folder: URL, _ name: String) async throws {
+        let png = try await browser.screenshot()
+        #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]), "\(name) is a PNG")
+        try png.write(to: folder.appendingPathComponent(name))
+    }
 }
