@@ -173,7 +173,7 @@ struct DashboardBrowserTests {
         }
     }
 
-    @Test("the stubs view lists each stub with its source; the switcher sets QA, then USER with a host")
+    @Test("the stubs view lists each stub with its source; the switcher sets QA, then USER with a host; recording and the log")
     func stubsAndEnvironments() async throws {
         try await LiveServer.with(files: Self.files, configure: Self.offline) { (server: LiveServer) async throws in
             try await Browser.with { browser in
@@ -201,6 +201,33 @@ struct DashboardBrowserTests {
                 try await browser.waitUntil("USER is applied") { try await Self.text(browser, form).contains("now uses USER") }
                 #expect(try await Self.active(server) == ["key": "USER", "host": "127.0.0.1:9001", "protocol": "http"])
                 #expect(try await Self.text(browser, form).contains("http://127.0.0.1:9001"))
+
+                // Recording and the traffic log, on and off, as the API reports them.
+                try await browser.click(browser.find("a[data-view=recording]"))
+                let log = server.folder.appendingPathComponent("traffic.jsonl").path
+                try await browser.type(log, into: browser.find("#logging-file"))
+                try await browser.click(browser.find("#logging-toggle"))
+                try await browser.waitUntil("the log is on") { try await Self.text(browser, "#logging-toggle") == "Stop the traffic log" }
+                #expect(try await server.request("/__admin/logging").json()["logging"] as? Bool == true)
+                #expect(try await browser.attribute("hidden", of: browser.find("#logging-badge")) == nil)
+                try await browser.click(browser.find("#logging-toggle"))
+                try await browser.waitUntil("the log is off") { try await Self.text(browser, "#logging-toggle") == "Start the traffic log" }
+                #expect(try await server.request("/__admin/logging").json()["logging"] as? Bool == false)
+
+                let recordings = server.folder.appendingPathComponent("recordings").path
+                try await browser.type(recordings, into: browser.find("#recording-folder"))
+                // Misses are not forwarded here, so only mode none (replay) can start.
+                try await browser.execute(
+                    "const select = document.querySelector('#recording-mode'); select.value = 'none'; select.dispatchEvent(new Event('change', {bubbles: true}))")
+                try await browser.click(browser.find("#recording-toggle"))
+                try await browser.waitUntil("recording is on") { try await Self.text(browser, "#recording-toggle") == "Stop recording" }
+                let recording = try await server.request("/__admin/recordings").json()
+                #expect(recording["recording"] as? Bool == true)
+                #expect(recording["folder"] as? String == recordings)
+                try await browser.click(browser.find("#recording-toggle"))
+                try await browser.waitUntil("recording is off") { try await Self.text(browser, "#recording-toggle") == "Start recording" }
+                #expect(try await server.request("/__admin/recordings").json()["recording"] as? Bool == false)
+                #expect(try await browser.attribute("href", of: browser.find("#har-link")) == "/__admin/requests.har")
                 try await Self.expectCleanConsole(browser)
             }
         }
