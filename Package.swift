@@ -52,6 +52,9 @@ let package = Package(
                 "OrreryCore", "OrreryEvent",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            // The dashboard's files are compiled in through Dashboard/DashboardFiles.swift, generated from them by
+            // scripts/embed-dashboard-assets.py: no resource bundle to ship beside the binary.
+            exclude: ["Dashboard/Assets"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

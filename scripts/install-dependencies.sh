@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the system libraries Orrery builds against (libevent with OpenSSL and pthreads, zlib) and the tools its
-# tests use (curl, python3), on Debian or Ubuntu, only when something is missing.
+# tests use (curl, python3, and headless Chromium with chromedriver for the dashboard's browser tests), on Debian or
+# Ubuntu, only when something is missing.
 set -euo pipefail
 
 missing=()
@@ -10,6 +11,8 @@ pkg-config --exists openssl 2>/dev/null || missing+=(libssl-dev)
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 command -v python3 >/dev/null 2>&1 || missing+=(python3)
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
 for tool in "$@"; do
     command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
 done

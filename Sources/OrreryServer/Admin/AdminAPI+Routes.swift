@@ -72,6 +72,14 @@ extension AdminAPI {
         },
         AdminRoute("POST", "/__admin/recordings/stop", "stop recording") { api, _ in api.stopRecording() },
         AdminRoute("GET", "/__admin/recordings", "the recording session's state") { api, _ in api.recordingStatus() },
+
+        AdminRoute("GET", "/__admin/ui", "the dashboard") { api, call in
+            // Without a host map the page never asks for environments (a 404 a browser logs as an error).
+            Dashboard.page(call.request, hasHostMap: api.listEnvironments().status != 404)
+        },
+        AdminRoute("GET", "/__admin/ui/{asset}", "the dashboard's script, styles and icon") { _, call in
+            Dashboard.asset(named: call.parameter("asset"), call.request)
+        },
     ]
 
     static let router = AdminRouter(routes)

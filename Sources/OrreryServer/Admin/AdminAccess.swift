@@ -22,6 +22,7 @@ struct AdminAccess: Sendable {
         let presented =
             request.headers["X-Orrery-Admin-Token"]
             ?? request.headers["Authorization"].map { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : $0 }
+            ?? DashboardAccess.presentedToken(request)  // the dashboard's cookie or ?token=, for its reads only
         if let token, let presented {
             if Self.isSame(presented, token) { return nil }
             return .error(.Code401Unauthorized, "The admin token is wrong; send it in 'X-Orrery-Admin-Token' or 'Authorization: Bearer'.")
