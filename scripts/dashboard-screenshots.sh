@@ -4,7 +4,7 @@
 # through chromedriver's WebDriver screenshot endpoint (the "screenshots" test of DashboardBrowserTests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-dependencies.sh
+scripts/install-dependencies.sh --with-test-tools
 export no_proxy="127.0.0.1,localhost" NO_PROXY="127.0.0.1,localhost"
 swift build --build-tests
 ORRERY_SCREENSHOTS="$PWD/docs" swift test --skip-build --filter "DashboardBrowserTests/screenshots"

@@ -1,31 +1,54 @@
 #!/usr/bin/env bash
-# Installs the system libraries Orrery builds against (libevent with OpenSSL and pthreads, zlib) and the tools its
-# tests use (curl, python3, and headless Chromium with chromedriver for the dashboard's browser tests), on Debian or
-# Ubuntu, only when something is missing.
+# Installs, on Debian or Ubuntu and only when missing, the system libraries Orrery builds against (libevent with
+# OpenSSL and pthreads, zlib, pkg-config) and, with --with-test-tools, the programs its tests drive: curl, Python
+# with requests, Node.js, headless Chromium and chromedriver (the dashboard's browser tests), openssl.
+#
+#   scripts/install-dependencies.sh                    # what building and serving need (scripts/run.sh)
+#   scripts/install-dependencies.sh --with-test-tools  # and what the tests use (scripts/test.sh)
 set -euo pipefail
+
+with_test_tools=false
+for argument in "$@"; do
+    case "$argument" in
+        --with-test-tools) with_test_tools=true ;;
+        *) echo "usage: scripts/install-dependencies.sh [--with-test-tools]" >&2; exit 2 ;;
+    esac
+done
 
 missing=()
 pkg-config --exists libevent libevent_openssl libevent_pthreads 2>/dev/null || missing+=(libevent-dev)
 pkg-config --exists zlib 2>/dev/null || missing+=(zlib1g-dev)
 pkg-config --exists openssl 2>/dev/null || missing+=(libssl-dev)
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
-command -v curl >/dev/null 2>&1 || missing+=(curl)
-command -v python3 >/dev/null 2>&1 || missing+=(python3)
-command -v chromium >/dev/null 2>&1 || missing+=(chromium)
-command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
-for tool in "$@"; do
-    command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
-done
-
-if [ ${#missing[@]} -eq 0 ]; then
-    exit 0
+if $with_test_tools; then
+    command -v curl >/dev/null 2>&1 || missing+=(curl)
+    command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+    command -v python3 >/dev/null 2>&1 || missing+=(python3)
+    command -v node >/dev/null 2>&1 || missing+=(nodejs)
+    command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+    command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
+    command -v unshare >/dev/null 2>&1 || missing+=(util-linux)
 fi
 
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null 2>&1 || { echo "need root or sudo to install: ${missing[*]}" >&2; exit 1; }
-    sudo="sudo"
+if [ ${#missing[@]} -gt 0 ]; then
+    sudo=""
+    if [ "$(id -u)" -ne 0 ]; then
+        command -v sudo >/dev/null 2>&1 || { echo "need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+        sudo="sudo"
+    fi
+    echo "Installing ${missing[*]} ..." >&2
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
-echo "Installing ${missing[*]} ..." >&2
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+
+# Python's requests, for the python3 on PATH (Debian's own, or another): the proxy clients in the tests use it.
+if $with_test_tools && ! python3 -c "import requests" >/dev/null 2>&1; then
+    echo "Installing the Python package requests ..." >&2
+    if [ "$(command -v python3)" = /usr/bin/python3 ] && command -v apt-get >/dev/null 2>&1; then
+        sudo=""
+        [ "$(id -u)" -eq 0 ] || sudo="sudo"
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq python3-requests >/dev/null
+    else
+        python3 -m pip install --quiet requests
+    fi
+fi

@@ -3,7 +3,7 @@
 # orrery binary. Installs the system packages it needs first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-dependencies.sh
+scripts/install-dependencies.sh --with-test-tools
 # URLSession (libcurl) obeys proxy variables even for 127.0.0.1; the tests only ever talk to loopback.
 export no_proxy="127.0.0.1,localhost" NO_PROXY="127.0.0.1,localhost"
 swift build --build-tests
