@@ -17,8 +17,9 @@ struct ByteWriter {
     }
 
     mutating func write(_ text: String) {
-        var text = text
-        text.withUTF8 { write(UnsafeRawBufferPointer($0)) }
+        // Native strings (all of Orrery's) lend their bytes in place; anything else is copied once.
+        let lent: Void? = text.utf8.withContiguousStorageIfAvailable { write(UnsafeRawBufferPointer($0)) }
+        if lent == nil { Array(text.utf8).withUnsafeBytes { write($0) } }
     }
 
     mutating func write(_ bytes: UnsafeRawBufferPointer) {
