@@ -14,13 +14,15 @@
 #   BENCH_ROUNDS     measured runs per server, taken in turns so that all servers see the same machine;
 #                    the run with the median throughput is reported (default 3)
 #   BENCH_REPORT     where to write the Markdown report (default docs/benchmarks.md)
-#   BENCH_CASES      only these cases, e.g. "small-json proxy" (of pinned, small-json, proxy, gzip-64k, 100k-stubs,
-#                    memory); a partial run prints its report without writing one unless BENCH_REPORT is set
+#   BENCH_CASES      only these cases, e.g. "small-json proxy" (of pinned, dynamic, mitm, small-json, proxy, gzip-64k,
+#                    100k-stubs, memory); a partial run prints its report without writing one unless BENCH_REPORT is set
 #
 # The pinned case runs each server on CPU 0 and wrk on CPU 1 (taskset), so that CPU per request is the server's
 # own: stub replay against the C reference and nginx (`return 200`, one worker), the same pipelined 16 deep, and
-# the proxy against nginx as a reverse proxy (the upstream shares CPU 1 with wrk). The other cases leave both
-# unpinned on the two cores, as users run them.
+# the proxy against nginx as a reverse proxy (the upstream shares CPU 1 with wrk). dynamic (pinned too): a templated
+# and a paginated stub against a static one. mitm (pinned): HTTPS replay through an intercepted CONNECT, kept alive
+# and a new connection per request, against plain replay, driven by bench/reference/connect-load.c (wrk speaks
+# neither CONNECT nor TLS through a proxy). The other cases leave both unpinned on the two cores, as users run them.
 #
 # Everything listens on 127.0.0.1 only; every server started here is stopped on exit.
 # Progress goes to stderr, the Markdown result to stdout and to $BENCH_REPORT.
@@ -35,7 +37,7 @@ WRK_CONNECTIONS=${WRK_CONNECTIONS:-32}
 WRK_DURATION=${WRK_DURATION:-5s}
 ROUNDS=${BENCH_ROUNDS:-3}
 WRK_WARMUP=${WRK_WARMUP:-2s}
-CASES=${BENCH_CASES:-pinned small-json proxy gzip-64k 100k-stubs memory}
+CASES=${BENCH_CASES:-pinned dynamic mitm small-json proxy gzip-64k 100k-stubs memory}
 if [[ -n ${BENCH_CASES:-} ]]; then REPORT_FILE=${BENCH_REPORT:-}; else REPORT_FILE=${BENCH_REPORT:-docs/benchmarks.md}; fi
 HOST=127.0.0.1
 READY_TIMEOUT=30          # seconds a server may take to answer its first request
@@ -45,8 +47,8 @@ log() { printf '==> %s\n' "$*" >&2; }
 wants() { [[ " $CASES " == *" $1 "* ]]; }
 die() { printf 'bench.sh: error: %s\n' "$*" >&2; exit 1; }
 for case_name in $CASES; do
-    [[ " pinned small-json proxy gzip-64k 100k-stubs memory " == *" $case_name "* ]] \
-        || die "unknown case '$case_name' in BENCH_CASES (pinned, small-json, proxy, gzip-64k, 100k-stubs, memory)"
+    [[ " pinned dynamic mitm small-json proxy gzip-64k 100k-stubs memory " == *" $case_name "* ]] \
+        || die "unknown case '$case_name' in BENCH_CASES (pinned, dynamic, mitm, small-json, proxy, gzip-64k, 100k-stubs, memory)"
 done
 (( ROUNDS >= 1 )) || die "BENCH_ROUNDS must be at least 1"
 
@@ -346,6 +348,7 @@ run_case() {
 }
 WARNINGS=""
 declare -A RATIO=()
+declare -A MITM_CPU=()
 
 # ----------------------------------------------------------------- main ------
 
@@ -435,6 +438,85 @@ start_server nginx-proxy-pinned "$PIN_NGINX_PROXY_PORT" "${SERVER_PIN[@]}" nginx
 run_case pinned-proxy "nginx http://$HOST:$PIN_NGINX_PROXY_PORT/bench" "orrery http://$HOST:$PIN_PROXY_PORT/bench"
 SERVER_PIN=()
 WRK_PIN=()
+fi
+
+# Dynamic responses, pinned as above: the same route as a static stub, as a template (five substitutions from the
+# path, a parameter, the query, a header and the method) and as a page of a 100-item collection.
+if wants dynamic; then
+(( $(nproc) >= 2 )) || die "the dynamic case needs two CPUs (leave it out with BENCH_CASES)"
+SERVER_PIN=(taskset -c 0)
+WRK_PIN=(taskset -c 1)
+mkdir -p "$WORK/dynamic-stubs"
+cat >"$WORK/dynamic-stubs/dynamic.yaml" <<'YAML'
+- request: { method: GET, path: /static/7 }
+  response:
+    headers: { Content-Type: application/json }
+    json: { id: "7", name: "user 7", path: "/static/7", query: "a", agent: "wrk", method: "GET", role: "member", active: true }
+- request: { method: GET, path: "/templated/{id}" }
+  response:
+    template: true
+    headers: { Content-Type: application/json }
+    json: { id: "{{params.id}}", name: "user {{params.id}}", path: "{{request.path}}", query: "{{request.query.q}}", agent: "{{request.headers.user-agent}}", method: "{{request.method}}", role: "member", active: true }
+YAML
+awk 'BEGIN {
+    printf "- request: { method: GET, path: /paginated }\n  response:\n    paginate:\n      collectionKeyPath: items\n      perPage: 10\n      items:\n"
+    for (i = 1; i <= 100; i++) printf "        - { id: %d, name: \"repo %d\", stars: %d }\n", i, i, i * 7
+}' >>"$WORK/dynamic-stubs/dynamic.yaml"
+DYNAMIC_PORT=$(free_port)
+READY_PATH=/static/7 start_server orrery-dynamic "$DYNAMIC_PORT" "${SERVER_PIN[@]}" "$ORRERY" serve --host "$HOST" --port "$DYNAMIC_PORT" \
+    --stubs "$WORK/dynamic-stubs" --config "$WORK/config" --threads 1 --log-level error
+run_case dynamic "static http://$HOST:$DYNAMIC_PORT/static/7?q=a" "paginated http://$HOST:$DYNAMIC_PORT/paginated?page=3" \
+    "orrery http://$HOST:$DYNAMIC_PORT/templated/7?q=a" -- -H "User-Agent: wrk"
+SERVER_PIN=()
+WRK_PIN=()
+fi
+
+# HTTPS through an intercepted CONNECT, pinned: connect-load on CPU 1 against Orrery (--mitm) on CPU 0, plain
+# requests to the same stub as the baseline. The client does TLS too, so its side caps the rates it reaches; the
+# server's CPU per request is the figure to compare.
+if wants mitm; then
+(( $(nproc) >= 2 )) || die "the mitm case needs two CPUs (leave it out with BENCH_CASES)"
+log "building bench/reference/connect-load.c"
+gcc -O2 -o "$WORK/connect-load" bench/reference/connect-load.c -lssl -lcrypto -lpthread
+MITM_PORT=$(free_port)
+mkdir -p "$WORK/ca"
+start_server orrery-mitm "$MITM_PORT" taskset -c 0 "$ORRERY" serve --host "$HOST" --port "$MITM_PORT" \
+    --stubs "$WORK/stubs" --config "$WORK/config" --threads 1 --log-level error --mitm --ca-dir "$WORK/ca"
+mitm_pid=${SERVER_PID[$MITM_PORT]}
+# mitm_measure LABEL CLIENT_ARGUMENTS...: prints "LABEL rps cpu_us_per_request errors" from the median of the rounds.
+mitm_measure() {
+    local label=$1 round before after output
+    shift
+    local -a runs=()
+    for (( round = 1; round <= ROUNDS; round++ )); do
+        before=$(cpu_ticks "$mitm_pid")
+        output=$(timeout 60 taskset -c 1 "$WORK/connect-load" --proxy "$HOST:$MITM_PORT" --host api.example.test \
+            --path /bench --cacert "$WORK/ca/ca.pem" --connections "$WRK_CONNECTIONS" \
+            --seconds "$(duration_seconds "$WRK_DURATION")" "$@") || die "connect-load failed ($label)"
+        after=$(cpu_ticks "$mitm_pid")
+        runs+=("$(awk -v out="$output" -v ticks=$(( after - before )) -v hz="$CLK_TCK" 'BEGIN {
+            split(out, f, " "); printf "%s %.1f %s\n", f[6], ticks / hz * 1e6 / (f[2] > 0 ? f[2] : 1), f[8] }')")
+    done
+    printf '%s %s\n' "$label" "$(printf '%s\n' "${runs[@]}" | sort -n -k1,1 | awk -v n="$ROUNDS" 'NR == int((n + 1) / 2)')"
+}
+log "mitm: plain, intercepted kept alive, intercepted with a connection per request"
+MITM_ROWS=$(
+    mitm_measure plain --plain
+    mitm_measure mitm-kept-alive
+    mitm_measure mitm-new-connection --requests-per-connection 1
+)
+emit "### mitm"
+emit ""
+emit "| client → Orrery | requests/s | server CPU µs/req | errors |"
+emit "|---|---:|---:|---:|"
+while read -r label rps cpu errors; do
+    emit "| $label | $rps | $cpu | $errors |"
+    MITM_CPU[$label]=$cpu
+done <<<"$MITM_ROWS"
+emit ""
+emit "$(awk -v p="${MITM_CPU[plain]}" -v k="${MITM_CPU[mitm-kept-alive]}" -v n="${MITM_CPU[mitm-new-connection]}" 'BEGIN {
+    printf "- server capacity, kept-alive MITM / plain (plain CPU per request over MITM CPU per request): %.2f×; a new connection per request: %.3f×", p / k, p / n }')"
+emit ""
 fi
 
 # The same stubs with the journal off, and with a traffic log besides the journal, against the default
@@ -596,6 +678,13 @@ target() {
     TARGETS+="| $label | $value$unit | ${shown/<=/≤} $limit$unit | $met |"$'\n'
 }
 ratio() { local -a parts=(${RATIO[$1]:-}); echo "${parts[$2]:-}"; }
+if wants dynamic; then
+    target "templated answer: CPU per request / static" "$(ratio dynamic/static 1)" "<=" 1.5 ×
+fi
+if wants mitm; then
+    target "kept-alive MITM: server capacity / plain" \
+        "$(awk -v p="${MITM_CPU[plain]:-0}" -v k="${MITM_CPU[mitm-kept-alive]:-0}" 'BEGIN { if (k > 0) printf "%.2f", p / k; else print "nan" }')" ">=" 0.5 ×
+fi
 if wants pinned; then
     target "pinned: stub throughput / C reference" "$(ratio pinned-stub/reference 0)" ">=" 1.3 ×
     target "pinned: stub CPU per request / nginx" "$(ratio pinned-stub/nginx 1)" "<=" 1.25 ×

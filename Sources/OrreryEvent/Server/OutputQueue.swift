@@ -46,6 +46,28 @@ struct OutputQueue {
         return true
     }
 
+    /// Hands everything to `buffer` as one copied piece when it is at most `limit` bytes: a TLS bufferevent makes one
+    /// TLS record (one encryption, one SSL_write) of each piece it holds, so an answer's head, the end of its head
+    /// and its body would otherwise go out as three records. Larger output is handed over by reference.
+    mutating func move(to buffer: OpaquePointer, coalescingUpTo limit: Int) {
+        guard byteCount <= limit, chunks.count > 1 else {
+            move(to: buffer)
+            return
+        }
+        withUnsafeTemporaryAllocation(byteCount: byteCount, alignment: 16) { joined in
+            var offset = 0
+            for (payload, start) in chunks {
+                payload.withUnsafeBytes { bytes in
+                    let part = UnsafeRawBufferPointer(rebasing: bytes[start...])
+                    UnsafeMutableRawBufferPointer(rebasing: joined[offset..<offset + part.count]).copyMemory(from: part)
+                    offset += part.count
+                }
+            }
+            _ = evbuffer_add(buffer, joined.baseAddress, offset)
+        }
+        removeAll()
+    }
+
     /// Hands everything to `buffer` by reference: each payload stays retained until libevent has written it.
     mutating func move(to buffer: OpaquePointer) {
         for (payload, offset) in chunks {

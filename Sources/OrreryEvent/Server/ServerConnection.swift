@@ -317,7 +317,7 @@ final class ServerConnection {
     func flush() {
         if let tls {
             guard !isClosed, !output.isEmpty, let buffer = bufferevent_get_output(tls) else { return }
-            output.move(to: buffer)
+            output.move(to: buffer, coalescingUpTo: 16 * 1024)
             noteActivity()
             return
         }
