@@ -10,6 +10,8 @@ public struct Pagination: Sendable, Equatable {
     public var queryParameter: String
     public var perPageParameter: String
     public var firstPage: Int
+    /// Each item as JSON bytes, encoded once: a page is these joined, not the items encoded again per request.
+    private let encodedItems: [[UInt8]]
 
     public static let defaultPerPage = 30
 
@@ -25,6 +27,7 @@ public struct Pagination: Sendable, Equatable {
         self.queryParameter = queryParameter
         self.perPageParameter = perPageParameter
         self.firstPage = firstPage
+        encodedItems = items.map(\.encodedBytes)
     }
 
     /// The page a request asks for, or a 400 when its page (or page size) is not one.
@@ -55,15 +58,16 @@ public struct Pagination: Sendable, Equatable {
             return badRequest("\(perPageParameter) '\(refused.text)' is not a page size: give a whole number from 1.")
         }
         let query = request.query.first(where: { $0.name == queryParameter })?.value ?? ""
-        let matching = query.isEmpty ? items : items.filter { Self.item($0, contains: query.lowercased()) }
+        let lowered = query.lowercased()
+        let matching = query.isEmpty ? Array(items.indices) : items.indices.filter { Self.item(items[$0], contains: lowered) }
         let total = matching.count
         let lastPage = firstPage + max(0, total - 1) / size
         let offset = (page - firstPage).multipliedReportingOverflow(by: size)
-        let slice: [JSONValue] =
+        let slice: ArraySlice<Int> =
             if offset.overflow || offset.partialValue >= total {
                 []
             } else {
-                Array(matching[offset.partialValue..<min(total, offset.partialValue + size)])
+                matching[offset.partialValue..<min(total, offset.partialValue + size)]
             }
 
         var links: [(Int, String)] = [(firstPage, "first")]
@@ -75,12 +79,25 @@ public struct Pagination: Sendable, Equatable {
         headers.set("Link", links.map { "<\(url(of: request, page: $0.0, scheme: scheme))>; rel=\"\($0.1)\"" }.joined(separator: ", "))
         headers.set("X-Total-Count", String(total))
 
-        var body = JSONValue.array(slice)
-        if !collectionKeyPath.isEmpty {
-            for key in collectionKeyPath.dropFirst().reversed() { body = .object([(key, body)]) }
-            body = .object([(collectionKeyPath[0], body), ("total_count", .int(total))])
+        // `[item,item]`, or with a key path `{"a":{"b":[item,item]}},"total_count":N}`, from the items' own bytes.
+        var body: [UInt8] = []
+        body.reserveCapacity(slice.reduce(64) { $0 + encodedItems[$1].count + 1 })
+        for key in collectionKeyPath {
+            body.append(UInt8(ascii: "{"))
+            body += JSONValue.string(key).encodedBytes
+            body.append(UInt8(ascii: ":"))
         }
-        return RenderedResponse(status: status, headers: headers, body: body.encodedBytes)
+        body.append(UInt8(ascii: "["))
+        for (position, index) in slice.enumerated() {
+            if position > 0 { body.append(UInt8(ascii: ",")) }
+            body += encodedItems[index]
+        }
+        body.append(UInt8(ascii: "]"))
+        if !collectionKeyPath.isEmpty {
+            body += Array(repeating: UInt8(ascii: "}"), count: collectionKeyPath.count - 1)
+            body += Array(",\"total_count\":\(total)}".utf8)
+        }
+        return RenderedResponse(status: status, headers: headers, body: body)
     }
 
     /// A whole number from a query parameter, its default when absent, or the text that is not one.
