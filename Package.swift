@@ -14,6 +14,7 @@ let package = Package(
         .executable(name: "orrery", targets: ["orrery"]),
         .library(name: "OrreryCore", targets: ["OrreryCore"]),
         .library(name: "OrreryClient", targets: ["OrreryClient"]),
+        .library(name: "OrreryTesting", targets: ["OrreryTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -66,6 +67,9 @@ let package = Package(
         // The admin API typed and the Nocilla-style DSL, for an app's tests: Foundation only, so a test target
         // that uses it needs neither libevent nor any other C library.
         .target(name: "OrreryClient", swiftSettings: swiftSettings),
+        // Starts the orrery binary for a test or a suite and gives each test a session: a Swift Testing trait and an
+        // XCTest base class. Foundation and OrreryClient only; it runs the binary, it never links the daemon.
+        .target(name: "OrreryTesting", dependencies: ["OrreryClient"], swiftSettings: swiftSettings),
 
         .testTarget(
             name: "OrreryCoreTests",
