@@ -85,5 +85,13 @@ let package = Package(
         .testTarget(name: "OrreryEndToEndTests", dependencies: ["orrery"], swiftSettings: swiftSettings),
         // The client against the real binary, which depending on `orrery` builds first.
         .testTarget(name: "OrreryClientTests", dependencies: ["OrreryClient", "orrery"], swiftSettings: swiftSettings),
+        // The kit against the real binary. The probe is a process that starts a daemon through the kit and is then
+        // killed, to show that the daemon does not outlive it.
+        .executableTarget(
+            name: "OrreryTestingProbe", dependencies: ["OrreryTesting"], path: "Tests/OrreryTestingProbe",
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "OrreryTestingTests", dependencies: ["OrreryTesting", "OrreryTestingProbe", "orrery"],
+            exclude: ["Stubs"], swiftSettings: swiftSettings),
     ]
 )
