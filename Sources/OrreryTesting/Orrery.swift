@@ -1,5 +1,7 @@
 import Foundation
-import OrreryClient
+
+// One import for a test: the DSL (`stubRequest`), the client and its types come with the kit.
+@_exported import OrreryClient
 
 /// The Orrery a test talks to, as the `.orrery` trait (or `withSession`) sets it for the test's task.
 ///
