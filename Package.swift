@@ -9,7 +9,8 @@ let swiftSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "Orrery",
-    platforms: [.macOS(.v15)],
+    // iOS: only OrreryClient and OrreryTesting build there, for UI tests that use a daemon running on the Mac.
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .executable(name: "orrery", targets: ["orrery"]),
         .library(name: "OrreryCore", targets: ["OrreryCore"]),
@@ -26,7 +27,7 @@ let package = Package(
         .systemLibrary(
             name: "CLibevent",
             pkgConfig: "libevent_openssl",
-            providers: [.apt(["libevent-dev", "libssl-dev"])]
+            providers: [.apt(["libevent-dev", "libssl-dev"]), .brew(["libevent", "openssl@3"])]
         ),
         .systemLibrary(
             name: "CZlib",
