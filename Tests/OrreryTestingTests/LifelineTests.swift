@@ -37,5 +37,17 @@ import Testing
         let gone = await Support.waitUntilGone(pid, within: .seconds(5))
         #expect(gone != nil, "orrery (pid \(pid)) still runs 5 seconds after its test process was killed")
         if let gone { print("orrery exited \(gone) after its test process was killed (\(mode))") }
+        // A killed process cleans nothing up: its daemon's temporary folder, found by the pid in its ready file, stays.
+        let leftover = try #require(Self.folder(ofDaemon: pid), "the daemon's folder, with its ready file, is still there")
+        try FileManager.default.removeItem(at: leftover)
+    }
+
+    /// The kit's temporary folder whose ready file names `pid`.
+    static func folder(ofDaemon pid: Int32) -> URL? {
+        let temporary = FileManager.default.temporaryDirectory
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? []
+        return names.filter { $0.hasPrefix("orrery-test-") }.map { temporary.appendingPathComponent($0) }.first {
+            ReadyFile.read(at: $0.appendingPathComponent("ready.json").path)?.pid == pid
+        }
     }
 }
