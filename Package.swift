@@ -9,11 +9,13 @@ let swiftSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "Orrery",
-    platforms: [.macOS(.v15)],
+    // iOS: only OrreryClient and OrreryTesting build there, for UI tests that use a daemon running on the Mac.
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .executable(name: "orrery", targets: ["orrery"]),
         .library(name: "OrreryCore", targets: ["OrreryCore"]),
         .library(name: "OrreryClient", targets: ["OrreryClient"]),
+        .library(name: "OrreryTesting", targets: ["OrreryTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -25,7 +27,7 @@ let package = Package(
         .systemLibrary(
             name: "CLibevent",
             pkgConfig: "libevent_openssl",
-            providers: [.apt(["libevent-dev", "libssl-dev"])]
+            providers: [.apt(["libevent-dev", "libssl-dev"]), .brew(["libevent", "openssl@3"])]
         ),
         .systemLibrary(
             name: "CZlib",
@@ -69,6 +71,9 @@ let package = Package(
         // The admin API typed and the Nocilla-style DSL, for an app's tests: Foundation only, so a test target
         // that uses it needs neither libevent nor any other C library.
         .target(name: "OrreryClient", swiftSettings: swiftSettings),
+        // Starts the orrery binary for a test or a suite and gives each test a session: a Swift Testing trait and an
+        // XCTest base class. Foundation and OrreryClient only; it runs the binary, it never links the daemon.
+        .target(name: "OrreryTesting", dependencies: ["OrreryClient"], swiftSettings: swiftSettings),
 
         .testTarget(
             name: "OrreryCoreTests",
@@ -84,5 +89,13 @@ let package = Package(
         .testTarget(name: "OrreryEndToEndTests", dependencies: ["orrery"], swiftSettings: swiftSettings),
         // The client against the real binary, which depending on `orrery` builds first.
         .testTarget(name: "OrreryClientTests", dependencies: ["OrreryClient", "orrery"], swiftSettings: swiftSettings),
+        // The kit against the real binary. The probe is a process that starts a daemon through the kit and is then
+        // killed, to show that the daemon does not outlive it.
+        .executableTarget(
+            name: "OrreryTestingProbe", dependencies: ["OrreryTesting"], path: "Tests/OrreryTestingProbe",
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "OrreryTestingTests", dependencies: ["OrreryTesting", "OrreryTestingProbe", "orrery"],
+            exclude: ["Stubs"], swiftSettings: swiftSettings),
     ]
 )

@@ -11,3 +11,10 @@ export ORRERY_BINARY="$(swift build --show-bin-path)/orrery"
 # One test at a time: several suites wait on sockets and child processes, which would otherwise hold the few threads
 # Swift's concurrency runs tests on (two on a two-core machine) and stall the rest into time-outs.
 swift test --skip-build --no-parallel "$@"
+
+# The example app's tests, written with OrreryTesting against the binary built above: in the Swift Testing pass one
+# daemon serves every test, each in a session of its own, in parallel. It depends on the root package only, so a
+# clean clone builds it from scratch. Skipped when arguments (such as --filter) pick tests of the main suite.
+if [ "$#" -eq 0 ]; then
+    (cd Examples/WeatherApp && swift test --parallel)
+fi
