@@ -16,7 +16,8 @@ RUN apt-get update -qq \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
         libevent-2.1-7 libevent-openssl-2.1-7 libevent-pthreads-2.1-7 libssl3 zlib1g ca-certificates \
     && rm -rf /var/lib/apt/lists/* \
-    && useradd --system --home /srv/orrery orrery
+    && useradd --system --home /srv/orrery orrery \
+    && mkdir -p /srv/orrery && chown orrery:orrery /srv/orrery
 COPY --from=build /usr/local/bin/orrery /usr/local/bin/orrery
 WORKDIR /srv/orrery
 COPY stubs ./stubs
@@ -24,5 +25,6 @@ COPY config ./config
 USER orrery
 EXPOSE 8080
 # Listens on all interfaces inside the container; the admin API still answers only loopback clients unless
-# ORRERY_ADMIN_TOKEN is set.
+# ORRERY_ADMIN_TOKEN is set. With --tls-port or --mitm the local CA is made in /srv/orrery/.local/share/orrery/ca
+# (mount a volume there, or pass --ca-dir, to keep it across containers).
 ENTRYPOINT ["orrery", "serve", "--host", "0.0.0.0"]
