@@ -38,22 +38,25 @@ extension Sockets {
     static func peerAddress(of fd: Int32) -> String {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let status = withUnsafeMutablePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &length) }
+        return withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                getpeername(fd, address, &length) == 0 ? text(of: address) : ""
+            }
         }
-        guard status == 0 else { return "" }
+    }
+
+    /// An IPv4 or IPv6 address as text (`127.0.0.1`, `::1`), without its port.
+    static func text(of address: UnsafePointer<sockaddr>) -> String {
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        withUnsafePointer(to: &storage) { pointer in
-            if Int32(pointer.pointee.ss_family) == AF_INET6 {
-                pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { address in
-                    var bytes = address.pointee.sin6_addr
-                    _ = inet_ntop(AF_INET6, &bytes, &text, socklen_t(text.count))
-                }
-            } else {
-                pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { address in
-                    var bytes = address.pointee.sin_addr
-                    _ = inet_ntop(AF_INET, &bytes, &text, socklen_t(text.count))
-                }
+        if Int32(address.pointee.sa_family) == AF_INET6 {
+            address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { pointer in
+                var bytes = pointer.pointee.sin6_addr
+                _ = inet_ntop(AF_INET6, &bytes, &text, socklen_t(text.count))
+            }
+        } else {
+            address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { pointer in
+                var bytes = pointer.pointee.sin_addr
+                _ = inet_ntop(AF_INET, &bytes, &text, socklen_t(text.count))
             }
         }
         return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

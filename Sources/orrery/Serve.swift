@@ -177,7 +177,7 @@ struct Serve: ParsableCommand {
         guard journalEntries >= 0, journalBytes >= 0, journalBodyLimit >= 0 else {
             throw ValidationError("Journal limits must not be negative.")
         }
-        guard idleTimeout.value > 0, headerTimeout.value > 0, bodyTimeout.value > 0 else {
+        guard idleTimeout.milliseconds > 0, headerTimeout.milliseconds > 0, bodyTimeout.milliseconds > 0 else {
             throw ValidationError("--idle-timeout, --header-timeout and --body-timeout must be positive.")
         }
         guard maxConnections > 0 else { throw ValidationError("--max-connections must be positive.") }
@@ -201,9 +201,9 @@ struct Serve: ParsableCommand {
         configuration.http.maxBodyBytes = maxBodySize
         configuration.http.maxHeaderBytes = maxHeaderSize
         configuration.http.maxURILength = maxUriLength
-        configuration.http.idleTimeoutMilliseconds = idleTimeout.value
-        configuration.http.headerTimeoutMilliseconds = headerTimeout.value
-        configuration.http.bodyTimeoutMilliseconds = bodyTimeout.value
+        configuration.http.idleTimeoutMilliseconds = idleTimeout.milliseconds
+        configuration.http.headerTimeoutMilliseconds = headerTimeout.milliseconds
+        configuration.http.bodyTimeoutMilliseconds = bodyTimeout.milliseconds
         configuration.http.maxConnectionsPerLoop = maxConnections
         configuration.drainTimeoutMilliseconds = drainTimeout.milliseconds
         configuration.stubsFolder = sources.stubs

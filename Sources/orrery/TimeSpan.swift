@@ -4,6 +4,10 @@ import ArgumentParser
 struct TimeSpan: Sendable {
     var milliseconds: Int
 
+    init(milliseconds: Int) {
+        self.milliseconds = milliseconds
+    }
+
     /// Parses `text`; a bare number is in `unitMilliseconds` (1 for milliseconds, 1000 for seconds).
     init?(_ text: String, unitMilliseconds: Int) {
         let units: [(suffix: String, milliseconds: Int)] = [("ms", 1), ("s", 1000), ("m", 60_000)]
@@ -19,44 +23,38 @@ struct TimeSpan: Sendable {
     }
 }
 
-/// `TimeSpan` for options whose bare numbers are milliseconds.
-struct Milliseconds: ExpressibleByArgument, Sendable {
-    var span: TimeSpan
-    var value: Int { span.milliseconds }
-
-    init?(argument: String) {
-        guard let span = TimeSpan(argument, unitMilliseconds: 1) else { return nil }
-        self.span = span
-    }
-
-    init(_ milliseconds: Int) {
-        span = TimeSpan(milliseconds: milliseconds)
-    }
-
-    var defaultValueDescription: String { "\(span.milliseconds)ms" }
+/// What a bare number means for an option that takes a `TimeSpan`.
+protocol TimeUnit: Sendable {
+    static var milliseconds: Int { get }
 }
 
-/// `TimeSpan` for options whose bare numbers are seconds.
-struct Seconds: ExpressibleByArgument, Sendable {
+enum MillisecondUnit: TimeUnit {
+    static var milliseconds: Int { 1 }
+}
+
+enum SecondUnit: TimeUnit {
+    static var milliseconds: Int { 1000 }
+}
+
+/// A `TimeSpan` option whose bare numbers are in `Unit`.
+struct TimeOption<Unit: TimeUnit>: ExpressibleByArgument, Sendable {
     var span: TimeSpan
     var milliseconds: Int { span.milliseconds }
 
     init?(argument: String) {
-        guard let span = TimeSpan(argument, unitMilliseconds: 1000) else { return nil }
+        guard let span = TimeSpan(argument, unitMilliseconds: Unit.milliseconds) else { return nil }
         self.span = span
     }
 
-    init(_ seconds: Int) {
-        span = TimeSpan(milliseconds: seconds * 1000)
+    /// A default, in the option's own unit.
+    init(_ value: Int) {
+        span = TimeSpan(milliseconds: value * Unit.milliseconds)
     }
 
     var defaultValueDescription: String {
-        span.milliseconds % 1000 == 0 ? "\(span.milliseconds / 1000)s" : "\(span.milliseconds)ms"
+        Unit.milliseconds == 1000 && milliseconds % 1000 == 0 ? "\(milliseconds / 1000)s" : "\(milliseconds)ms"
     }
 }
 
-extension TimeSpan {
-    init(milliseconds: Int) {
-        self.milliseconds = milliseconds
-    }
-}
+typealias Milliseconds = TimeOption<MillisecondUnit>
+typealias Seconds = TimeOption<SecondUnit>

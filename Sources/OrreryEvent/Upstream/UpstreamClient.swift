@@ -146,18 +146,6 @@ final class ResolveBox {
             done(.failure(UpstreamFailure(.hostNotFound, reason)))
             return
         }
-        var text = [CChar](repeating: 0, count: 64)
-        if first.pointee.ai_family == AF_INET6 {
-            address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { pointer in
-                var bytes = pointer.pointee.sin6_addr
-                _ = inet_ntop(AF_INET6, &bytes, &text, socklen_t(text.count))
-            }
-        } else {
-            address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { pointer in
-                var bytes = pointer.pointee.sin_addr
-                _ = inet_ntop(AF_INET, &bytes, &text, socklen_t(text.count))
-            }
-        }
-        done(.success(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)))
+        done(.success(Sockets.text(of: address)))
     }
 }
