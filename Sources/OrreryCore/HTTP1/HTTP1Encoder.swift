@@ -8,6 +8,10 @@ public enum HTTP1Encoder {
     /// The bytes of `HTTP/1.1 100 Continue`.
     public static let continueResponse = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
 
+    /// The answer to a `CONNECT` that opens a tunnel (RFC 9110 §9.3.6: a 2xx has no body and no framing fields);
+    /// what follows on the connection is the tunnel's.
+    public static let connectionEstablished = Array("HTTP/1.1 200 Connection Established\r\n\r\n".utf8)
+
     /// Whether a response with this status carries a body (RFC 9110 §6.4.1: never 1xx, 204 or 304).
     public static func allowsBody(status: Int) -> Bool {
         status >= 200 && status != 204 && status != 304

@@ -134,7 +134,7 @@ extension ServerConnection {
     func intercept(number: Int, authority: String, defaultName: String, context: TLSServerContext) {
         guard !isClosed, number == requestNumber, !isAnswered, tls == nil, let plain = bufferevent else { return }
         isAnswered = true
-        output.append(Array("HTTP/1.1 200 Connection Established\r\n\r\n".utf8))
+        output.append(HTTP1Encoder.connectionEstablished)
         flush()
         guard !isClosed else { return }
         if !output.isEmpty, let buffer = bufferevent_get_output(plain) { output.move(to: buffer) }

@@ -95,7 +95,7 @@ final class Tunnel {
         clientSide = client
         bufferevent_setwatermark(client, Int16(EV_READ | EV_WRITE), 0, 0)
         bufferevent_setcb(client, Trampolines.tunnelReadable, Trampolines.tunnelWritable, Trampolines.tunnelEvent, context)
-        let established = Array("HTTP/1.1 200 Connection Established\r\n\r\n".utf8)
+        let established = HTTP1Encoder.connectionEstablished
         bufferevent_write(client, established, established.count)
         // A client may send its first bytes (a TLS hello) right behind the CONNECT head, before the 200.
         if !received.isEmpty {
