@@ -116,8 +116,15 @@ if __name__ == "__main__":
 PY
 }
 
+# The daemon's utime + stime, in clock ticks (fields 14 and 15 of /proc/PID/stat, after the command name).
+cpu_ticks() { local stat; stat=$(<"/proc/$DAEMON_PID/stat"); local -a f; read -ra f <<<"${stat##*) }"; echo $(( f[11] + f[12] )); }
 log "opening and ending $CYCLES sessions, one client"
+BEFORE=$(cpu_ticks)
 ONE=$(session_cycles "$URL" "$CYCLES" 1)
+AFTER=$(cpu_ticks)
+# The warm-up's 50 cycles and the one per worker are counted with the measured ones.
+CYCLE_CPU_US=$(python3 -c 'import sys, os; print(f"{(int(sys.argv[1]) / os.sysconf(\"SC_CLK_TCK\")) * 1e6 / (int(sys.argv[2]) + 51):.0f}")' \
+    "$(( AFTER - BEFORE ))" "$CYCLES")
 read -r ONE_RATE ONE_P50 ONE_P99 <<< "$ONE"
 log "opening and ending $CYCLES sessions, $CLIENTS clients at once"
 MANY=$(session_cycles "$URL" "$CYCLES" "$CLIENTS")
@@ -182,6 +189,7 @@ orrery $VERSION, release build, \`--threads $THREADS\`, $(nproc) cores$([[ ${#DA
 |---|---|
 | sessions opened and ended per second, 1 client (\`POST\` + \`DELETE /__admin/sessions\`) | **$ONE_RATE/s** (one cycle: p50 $ONE_P50 ms, p99 $ONE_P99 ms) |
 | the same, $CLIENTS clients at once | **$MANY_RATE/s** (one cycle: p50 $MANY_P50 ms, p99 $MANY_P99 ms) |
+| the daemon's CPU for one session opened and ended (one client) | **$CYCLE_CPU_US µs** |
 
 | wrk -c$WRK_CONNECTIONS on a small JSON stub, median of $ROUNDS × $WRK_DURATION | requests/s (range) | p50 | p99 | vs one session |
 |---|---|---|---|---|
