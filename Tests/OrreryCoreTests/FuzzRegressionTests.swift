@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+@testable import OrreryCore
+
+/// Inputs the fuzz targets (fuzz/targets) found that once failed, each with what it showed.
+@Suite("Fuzz regressions")
+struct FuzzRegressionTests {
+    /// From fuzz/targets/har.swift: a HAR response header whose name is not a token made a fixture file that the
+    /// stub loader refuses ("'Cont\u{16}nt-Type' is not a valid header name"), so the imported folder did not load.
+    @Test("A HAR entry with a response header name that is not a token is skipped, saying why; the rest loads")
+    func harHeaderName() throws {
+        let result = try HARImport.exchanges(
+            from: HARImportTests.har(
+                [
+                    HARImportTests.entry(
+                        url: "https://api.example.com/bad",
+                        responseHeaders: #"[{"name": "Cont\u0016nt-Type", "value": "application/json"}]"#),
+                    HARImportTests.entry(
+                        url: "https://api.example.com/good",
+                        responseHeaders: #"[{"name": "Content-Type", "value": "application/json"}]"#),
+                ].joined(separator: ",")),
+            pinsHost: false, redactor: Redactor())
+        #expect(result.skipped == [
+            #"entry 1: GET https://api.example.com/bad: the response header name "Cont\u{16}nt-Type" is not an HTTP token"#
+        ])
+        #expect(try loads(result.exchanges).count == 1)
+    }
+
+    /// Firefox writes a repeated field as one value with line breaks between the values; such a value made a fixture
+    /// file that the stub loader refuses ("the value of header 'link' contains a line break").
+    @Test("A HAR response header value with line breaks becomes one field per line, and the fixture loads")
+    func harHeaderLineBreaks() throws {
+        let result = try HARImport.exchanges(
+            from: HARImportTests.har(
+                HARImportTests.entry(
+                    responseHeaders: #"[{"name": "link", "value": "</a>; rel=next\n</b>; rel=last\r\n\n</c>; rel=first"}]"#)),
+            pinsHost: false, redactor: Redactor())
+        #expect(result.skipped.isEmpty)
+        let exchange = try #require(result.exchanges.first)
+        let links = ["</a>; rel=next", "</b>; rel=last", "</c>; rel=first"]
+        #expect(exchange.responseHeaders.all(named: "Link") == links)
+        let stubs = try loads(result.exchanges)
+        #expect(stubs.first?.response.headers.all(named: "link") == links)
+    }
+
+    /// Writes the exchanges as fixture files and loads them as the daemon would.
+    func loads(_ exchanges: [RecordedExchange]) throws -> [Stub] {
+        var files: [String: FixtureFile] = [:]
+        for exchange in exchanges {
+            let route = FixtureLayout.routeFile(folder: exchange.folder, method: exchange.method, path: exchange.path)
+            var file = files[route] ?? FixtureFile(relativePath: route, comment: "test")
+            file.add(exchange)
+            files[route] = file
+        }
+        let (folder, index) = try FixtureFileTests.load(Array(files.values))
+        defer { try? FileManager.default.removeItem(at: folder) }
+        return index.stubs.map(\.stub)
+    }
+}
