@@ -57,3 +57,21 @@ struct FuzzRegressionTests {
         return index.stubs.map(\.stub)
     }
 }
+
+@Suite("Fuzz regressions: regex")
+struct RegexFuzzRegressionTests {
+    /// From fuzz/targets/regex.swift: ICU reads POSIX class names without regard to case (`[[:^diGit:]]` is \D), and
+    /// Orrery read a name with a capital as a nested class of its characters (`:`, `^`, `d`, `i`, `G`, `t`).
+    @Test("POSIX class names are read without regard to case, as ICU reads them", arguments: [
+        ("^[[:Digit:]]+$", "42", true), ("^[[:Digit:]]+$", ":Dgt", false), ("^[[:^diGit:]]+$", "ab", true),
+        ("^[[:ALPHA:]]+$", "abC", true), ("^[[:Alpha:]]+$", "1", false), ("^[x[:XDigit:]]+$", "xF0", true),
+    ])
+    func posixNames(pattern: String, text: String, expected: Bool) throws {
+        #expect(try Pattern(pattern).matches(text) == expected, "/\(pattern)/ on \(text.debugDescription)")
+    }
+
+    @Test("An unknown POSIX class name with capitals is refused, as one in lower case is")
+    func unknownPosixName() {
+        #expect(throws: RegexSyntaxError("unknown POSIX class '[:Klingon:]' at offset 1")) { try Pattern("[[:Klingon:]]") }
+    }
+}

@@ -539,10 +539,13 @@ struct RegexParser {
             cursor += 1
         }
         let nameStart = cursor
-        while cursor < scalars.count, ("a"..."z").contains(scalars[cursor]) { cursor += 1 }
+        // ICU reads the name without regard to case (`[:Digit:]`); read otherwise, it would be a nested class.
+        while cursor < scalars.count, ("a"..."z").contains(scalars[cursor]) || ("A"..."Z").contains(scalars[cursor]) {
+            cursor += 1
+        }
         guard cursor + 1 < scalars.count, scalars[cursor] == ":", scalars[cursor + 1] == "]" else { return nil }
         let name = text(nameStart..<cursor)
-        guard var set = ScalarSet.posix(name) else {
+        guard var set = ScalarSet.posix(name.lowercased()) else {
             throw RegexSyntaxError("unknown POSIX class '[:\(name):]' at offset \(start)")
         }
         position = cursor + 2
