@@ -125,6 +125,26 @@ struct HostileInputTests {
         #expect(orrery.stop() == 0)
     }
 
+    @Test("A client that never reads a large answer is closed after --idle-timeout; others are answered meanwhile")
+    func clientThatNeverReads() throws {
+        // More than the kernel's socket buffers on both sides hold, so most of it waits in the daemon.
+        let size = 24_000_000
+        let scratch = try Scratch([
+            "stubs/ok.json": Self.okStub,
+            "stubs/big.json": #"{"request": {"path": "/big"}, "response": {"body": "\#(String(repeating: "x", count: size))"}}"#,
+        ])
+        let (orrery, port) = try Self.serve(scratch, ["--idle-timeout", "1s"])
+        let client = try #require(RawClient(port: port, timeout: 5, receiveBuffer: 4_096))
+        client.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
+        usleep(300_000)
+        #expect(RawClient.get(port: port, "/ok") == "ok")
+        usleep(2_700_000)
+        let answer = client.readToEnd()
+        #expect(answer.isClosed, "the connection is still open after \(answer.text.utf8.count) bytes")
+        #expect(answer.text.utf8.count < size, "the whole answer was kept for a client that did not read")
+        #expect(orrery.stop() == 0)
+    }
+
     @Test("A body that stops arriving gets 408 within --body-timeout, and the connection is closed")
     func slowBody() throws {
         let scratch = try Scratch(["stubs/ok.json": Self.okStub])
@@ -146,9 +166,13 @@ final class RawClient {
     private let fd: Int32
 
     /// Connects, with every later read and write bounded by `timeout` seconds; nil when the connect fails.
-    init?(port: Int, timeout: Int = 5) {
+    /// - Parameter receiveBuffer: SO_RCVBUF, set before connecting so that the window stays that small.
+    init?(port: Int, timeout: Int = 5, receiveBuffer: Int32? = nil) {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return nil }
+        if var size = receiveBuffer {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var limit = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))

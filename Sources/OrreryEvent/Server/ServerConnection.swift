@@ -441,7 +441,14 @@ final class ServerConnection {
             return
         }
         armedTimeout = nil
+        // A client that has not taken any of its answer for the whole timeout will not take the rest: closing once
+        // it is written would keep the connection, and the answer in memory, for as long as the client likes.
+        let isSendTimeout = machine.state == .writing
         process(machine.timedOut())
+        if isSendTimeout {
+            close()
+            return
+        }
         flush()
     }
 
