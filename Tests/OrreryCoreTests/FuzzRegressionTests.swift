@@ -43,6 +43,25 @@ struct FuzzRegressionTests {
         #expect(stubs.first?.response.headers.all(named: "link") == links)
     }
 
+    /// From fuzz/targets/har.swift: a URL with a literal brace in its path (`/rec/cookie{`) was written as the
+    /// fixture's `url`, which the loader reads as a path parameter and refuses, so the imported folder did not load.
+    @Test("A request path with braces is written so that it loads, and its fixture answers it",
+        arguments: ["/rec/cookie{", "/a/{id}/b", "/x}y?q={z}"])
+    func braces(target: String) throws {
+        let result = try HARImport.exchanges(
+            from: HARImportTests.har(HARImportTests.entry(url: "https://api.example.com\(target)")),
+            pinsHost: false, redactor: Redactor())
+        let exchange = try #require(result.exchanges.first)
+        var file = FixtureFile(
+            relativePath: FixtureLayout.routeFile(folder: exchange.folder, method: "GET", path: exchange.path),
+            comment: "test")
+        file.add(exchange)
+        let (folder, index) = try FixtureFileTests.load([file])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        #expect(index.lookup(HTTPRequest(method: "GET", target: target)) != nil)
+        #expect(index.lookup(HTTPRequest(method: "GET", target: target + "x")) == nil)
+    }
+
     /// Writes the exchanges as fixture files and loads them as the daemon would.
     func loads(_ exchanges: [RecordedExchange]) throws -> [Stub] {
         var files: [String: FixtureFile] = [:]
