@@ -89,6 +89,17 @@ struct RegexFuzzRegressionTests {
         #expect(try Pattern(pattern).matches(text) == expected, "/\(pattern)/ on \(text.debugDescription)")
     }
 
+    /// From fuzz/targets/regex.swift: outside a class, ICU reads `[:^digit:]` as the POSIX class itself (\D), and
+    /// Orrery read it as a class of the characters `:`, `^`, `d`, `i`, `g`, `t`.
+    @Test("[:name:] outside a class is the POSIX class, as ICU reads it", arguments: [
+        ("^[:digit:]+$", "42", true), ("^[:digit:]+$", ":dig", false), ("^[:^digit:]", "\u{0}m", true),
+        ("^[:upper:]$", "A", true), ("^[:Digit:]$", "7", true), ("^[:digit:]x$", "7x", true),
+        ("^[:digit]$", ":", true),
+    ])
+    func posixOutsideClass(pattern: String, text: String, expected: Bool) throws {
+        #expect(try Pattern(pattern).matches(text) == expected, "/\(pattern)/ on \(text.debugDescription)")
+    }
+
     @Test("An unknown POSIX class name with capitals is refused, as one in lower case is")
     func unknownPosixName() {
         #expect(throws: RegexSyntaxError("unknown POSIX class '[:Klingon:]' at offset 1")) { try Pattern("[[:Klingon:]]") }

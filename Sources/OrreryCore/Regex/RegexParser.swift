@@ -83,7 +83,14 @@ struct RegexParser {
             return try parseGroup(&flags, openedAt: start)
         case "[":
             position = start
-            var set = try parseClass(flags)
+            var set: ScalarSet
+            if let posix = try posixClass() {
+                // ICU reads `[:digit:]` outside a class as the POSIX class (`[[:digit:]]`), not as `[:digt]`.
+                set = ScalarSet(isCaseInsensitive: flags.isCaseInsensitive)
+                set.nested.append(posix)
+            } else {
+                set = try parseClass(flags)
+            }
             set.normalize()
             return .set(set)
         case ".":
