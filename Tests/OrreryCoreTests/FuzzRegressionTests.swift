@@ -100,6 +100,15 @@ struct RegexFuzzRegressionTests {
         #expect(try Pattern(pattern).matches(text) == expected, "/\(pattern)/ on \(text.debugDescription)")
     }
 
+    /// Found while checking the case above against ICU: a POSIX class ignored `(?i)`, inside a class or out.
+    @Test("POSIX classes follow (?i), as in ICU", arguments: [
+        ("(?i)^[[:upper:]]$", "a", true), ("(?i)^[:lower:]+$", "ABC", true), ("(?i)^[x[:upper:]]+$", "xaB", true),
+        ("(?i)^[[:^upper:]]$", "a", false), ("^[[:upper:]]$", "a", false), ("(?i)^[[:digit:]]$", "a", false),
+    ])
+    func posixCase(pattern: String, text: String, expected: Bool) throws {
+        #expect(try Pattern(pattern).matches(text) == expected, "/\(pattern)/ on \(text.debugDescription)")
+    }
+
     @Test("An unknown POSIX class name with capitals is refused, as one in lower case is")
     func unknownPosixName() {
         #expect(throws: RegexSyntaxError("unknown POSIX class '[:Klingon:]' at offset 1")) { try Pattern("[[:Klingon:]]") }

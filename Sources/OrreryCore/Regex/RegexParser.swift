@@ -84,8 +84,9 @@ struct RegexParser {
         case "[":
             position = start
             var set: ScalarSet
-            if let posix = try posixClass() {
+            if var posix = try posixClass() {
                 // ICU reads `[:digit:]` outside a class as the POSIX class (`[[:digit:]]`), not as `[:digt]`.
+                posix.isCaseInsensitive = flags.isCaseInsensitive
                 set = ScalarSet(isCaseInsensitive: flags.isCaseInsensitive)
                 set.nested.append(posix)
             } else {
@@ -482,7 +483,9 @@ struct RegexParser {
                 position += 1
                 return set
             case "[":
-                if let posix = try posixClass() {
+                if var posix = try posixClass() {
+                    // Closed over case with the class around it, as ICU does (`(?i)[[:upper:]]` takes `a`).
+                    posix.isCaseInsensitive = flags.isCaseInsensitive
                     set.nested.append(posix)
                 } else {
                     set.nested.append(try parseClass(flags))
