@@ -7,6 +7,7 @@
 #   scripts/fuzz.sh stubs 600          # stub files, YAML and JSON, through the loader's parser and StubDecoder
 #   scripts/fuzz.sh all 600            # every target, one after another, SECONDS each; a summary at the end
 #   scripts/fuzz.sh build [TARGET...]  # build only (every target when none is named)
+#   scripts/fuzz.sh summary [TARGET...]   # the summary of the last runs, from their logs
 #   scripts/fuzz.sh request 0 .build/fuzz/artifacts/request/crash-...   # replay one input
 #
 # Inputs libFuzzer finds go to .build/fuzz/corpus/TARGET, crashes to .build/fuzz/artifacts/TARGET, each run's log
@@ -21,7 +22,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-usage="usage: scripts/fuzz.sh TARGET|all SECONDS [libFuzzer arguments] | scripts/fuzz.sh build [TARGET...]"
+usage="usage: scripts/fuzz.sh TARGET|all SECONDS [libFuzzer arguments] | scripts/fuzz.sh build|summary [TARGET...]"
 out=.build/fuzz
 # Targets built from a handful of files, without Yams, and the files each needs.
 http1_sources=(
@@ -153,6 +154,13 @@ build)
     targets=("$@")
     [ "${#targets[@]}" -gt 0 ] || mapfile -t targets < <(all_targets)
     for target in "${targets[@]}"; do build_target "$target"; done
+    ;;
+summary)
+    # The table `all` ends with, from the logs of the last runs.
+    shift
+    targets=("$@")
+    [ "${#targets[@]}" -gt 0 ] || mapfile -t targets < <(all_targets)
+    summarize "${targets[@]}"
     ;;
 all)
     seconds="${2:?$usage}"
