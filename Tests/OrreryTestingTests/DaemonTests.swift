@@ -96,7 +96,9 @@ import Testing
         let error = await #expect(throws: OrreryTestingError.self) {
             try await OrreryDaemon.start(Support.privateOptions(binary: fake.path, readyTimeout: .milliseconds(500)))
         }
-        #expect(clock.now - began < .seconds(5))
+        // Well before the stand-in's own 30 s: the bound is loose because a busy machine running other suites in
+        // parallel can hold the waiting task back for seconds.
+        #expect(clock.now - began < .seconds(20))
         #expect(error?.kind == .readyTimeout)
         #expect(error?.standardError == "starting slowly")
         let pid = try #require(Int32(String(decoding: try Data(contentsOf: pidFile), as: UTF8.self).filter(\.isNumber)))

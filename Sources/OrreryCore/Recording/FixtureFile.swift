@@ -101,8 +101,9 @@ public struct FixtureFile: Sendable {
     private func requestMembers(_ exchange: RecordedExchange) -> [(String, YAMLText.Value)] {
         var members: [(String, YAMLText.Value)] = [("method", .scalar(exchange.method))]
         if let host = exchange.host { members.append(("host", .scalar(host))) }
-        // `url` matches the path and the query exactly, parameters in any order.
-        members.append(("url", .scalar(exchange.target)))
+        // `url` matches the path and the query exactly, parameters in any order. A brace in the path would read
+        // as a path parameter (`{id}`), so it is written percent-encoded, as the loader asks.
+        members.append(("url", .scalar(Self.literalBraces(exchange.target))))
         if !exchange.matchedHeaders.isEmpty {
             members.append(("headers", .mapping(exchange.matchedHeaders.map { ($0.name, .scalar($0.value)) })))
         }
@@ -110,6 +111,21 @@ public struct FixtureFile: Sendable {
             members.append(("body", .mapping([body])))
         }
         return members
+    }
+
+    /// The target with `{` and `}` in its path percent-encoded; the query as it is.
+    static func literalBraces(_ target: String) -> String {
+        let end = target.firstIndex(of: "?") ?? target.endIndex
+        guard target[..<end].contains(where: { $0 == "{" || $0 == "}" }) else { return target }
+        var path = ""
+        for character in target[..<end] {
+            switch character {
+            case "{": path += "%7B"
+            case "}": path += "%7D"
+            default: path.append(character)
+            }
+        }
+        return path + target[end...]
     }
 
     /// `json` for a JSON body (JSON-equal, key order free), `equalTo` for other text, `binaryEqualTo` for bytes;

@@ -62,7 +62,7 @@ public enum HARImport {
             // Browsers keep requests that never got an answer (blocked, cancelled) with status 0.
             throw HARError("\(method) \(url): no response was recorded")
         }
-        var responseHeaders = headers(response["headers"])
+        var responseHeaders = try fields(headers(response["headers"]), what: "\(method) \(url)")
         var body = try content(response["content"], what: "\(method) \(url)")
         // HAR keeps bodies decoded: a gzip or deflate answer is encoded again on replay; one Orrery cannot encode
         // again (br, zstd) is replayed plain.
@@ -111,6 +111,25 @@ public enum HARImport {
             headers.add(name, value)
         }
         return headers
+    }
+
+    /// Response fields as a stub file can hold them: a name that is not a token makes the entry one Orrery cannot
+    /// replay, and a value with line breaks (Firefox writes a repeated field that way) becomes one field per line.
+    private static func fields(_ headers: HTTPHeaders, what: String) throws(HARError) -> HTTPHeaders {
+        var fields = HTTPHeaders()
+        for (name, value) in headers.entries {
+            guard HTTP1Parser.isToken(name) else {
+                throw HARError("\(what): the response header name \(name.debugDescription) is not an HTTP token")
+            }
+            guard value.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) else {
+                fields.add(name, value)
+                continue
+            }
+            for line in value.split(whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) {
+                fields.add(name, String(line))
+            }
+        }
+        return fields
     }
 
     /// The request body: `postData.text` (base64 when its `encoding` says so), or its `params` as a form.

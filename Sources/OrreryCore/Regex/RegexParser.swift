@@ -83,7 +83,15 @@ struct RegexParser {
             return try parseGroup(&flags, openedAt: start)
         case "[":
             position = start
-            var set = try parseClass(flags)
+            var set: ScalarSet
+            if var posix = try posixClass() {
+                // ICU reads `[:digit:]` outside a class as the POSIX class (`[[:digit:]]`), not as `[:digt]`.
+                posix.isCaseInsensitive = flags.isCaseInsensitive
+                set = ScalarSet(isCaseInsensitive: flags.isCaseInsensitive)
+                set.nested.append(posix)
+            } else {
+                set = try parseClass(flags)
+            }
             set.normalize()
             return .set(set)
         case ".":
@@ -475,7 +483,9 @@ struct RegexParser {
                 position += 1
                 return set
             case "[":
-                if let posix = try posixClass() {
+                if var posix = try posixClass() {
+                    // Closed over case with the class around it, as ICU does (`(?i)[[:upper:]]` takes `a`).
+                    posix.isCaseInsensitive = flags.isCaseInsensitive
                     set.nested.append(posix)
                 } else {
                     set.nested.append(try parseClass(flags))
@@ -539,10 +549,13 @@ struct RegexParser {
             cursor += 1
         }
         let nameStart = cursor
-        while cursor < scalars.count, ("a"..."z").contains(scalars[cursor]) { cursor += 1 }
+        // ICU reads the name without regard to case (`[:Digit:]`); read otherwise, it would be a nested class.
+        while cursor < scalars.count, ("a"..."z").contains(scalars[cursor]) || ("A"..."Z").contains(scalars[cursor]) {
+            cursor += 1
+        }
         guard cursor + 1 < scalars.count, scalars[cursor] == ":", scalars[cursor + 1] == "]" else { return nil }
         let name = text(nameStart..<cursor)
-        guard var set = ScalarSet.posix(name) else {
+        guard var set = ScalarSet.posix(name.lowercased()) else {
             throw RegexSyntaxError("unknown POSIX class '[:\(name):]' at offset \(start)")
         }
         position = cursor + 2

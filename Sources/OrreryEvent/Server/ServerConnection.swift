@@ -478,10 +478,11 @@ final class ServerConnection {
         }
     }
 
-    /// Moves the deadline of an idle or body timeout on, without touching the timer: it fires at the old time and
-    /// waits again for the rest.
+    /// Moves the deadline of an idle, body or send timeout on, without touching the timer: it fires at the old time
+    /// and waits again for the rest. A head's deadline counts from its first byte and never moves, or a client that
+    /// sends a byte now and then (slowloris) would hold the connection for as long as it likes.
     func noteActivity() {
-        guard let armedTimeout else { return }
+        guard let armedTimeout, armedTimeout != .head else { return }
         deadline = worker.now + worker.configuration.milliseconds(for: armedTimeout)
     }
 
@@ -503,7 +504,14 @@ final class ServerConnection {
             return
         }
         armedTimeout = nil
+        // A client that has not taken any of its answer for the whole timeout will not take the rest: closing once
+        // it is written would keep the connection, and the answer in memory, for as long as the client likes.
+        let isSendTimeout = machine.state == .writing
         process(machine.timedOut())
+        if isSendTimeout {
+            close()
+            return
+        }
         flush()
     }
 
