@@ -26,6 +26,17 @@ struct FuzzRegressionTests {
         #expect(try loads(result.exchanges).count == 1)
     }
 
+    /// From fuzz/targets/template.swift: a YAML base-60 integer too large for an Int (`-8888888888888888813:1:3`)
+    /// trapped in Yams' arithmetic, which would end the daemon on loading or reloading such a stub file.
+    @Test("A base-60 YAML integer too large for an Int is read as a float; one that fits is its value", arguments: [
+        ("-8888888888888888813:1:3", #"{"n":-3.2e+22}"#), ("9999999999999999:59:59", #"{"n":3.6000000000000004e+19}"#),
+        ("1:30", #"{"n":90}"#), ("-1_0:00", #"{"n":-600}"#), ("190:20:30", #"{"n":685230}"#),
+    ])
+    func sexagesimalOverflow(number: String, body: String) throws {
+        let stub = try StubText.decodeOne("response:\n  json: { n: \(number) }")
+        #expect(String(decoding: stub.response.body, as: UTF8.self) == body)
+    }
+
     /// Firefox writes a repeated field as one value with line breaks between the values; such a value made a fixture
     /// file that the stub loader refuses ("the value of header 'link' contains a line break").
     @Test("A HAR response header value with line breaks becomes one field per line, and the fixture loads")
@@ -106,6 +117,15 @@ struct RegexFuzzRegressionTests {
         ("(?i)^[[:^upper:]]$", "a", false), ("^[[:upper:]]$", "a", false), ("(?i)^[[:digit:]]$", "a", false),
     ])
     func posixCase(pattern: String, text: String, expected: Bool) throws {
+        #expect(try Pattern(pattern).matches(text) == expected, "/\(pattern)/ on \(text.debugDescription)")
+    }
+
+    /// From fuzz/targets/regex.swift: `\E` with no `\Q` before it matched the empty text; ICU reads it as the letter.
+    @Test("A stray \\E is the letter E, as ICU reads it", arguments: [
+        ("\\E", "", false), ("\\E", "E", true), ("^\\Eb$", "Eb", true), ("^a\\E$", "a", false),
+        ("^\\Qa\\E$", "a", true),
+    ])
+    func strayEndOfQuote(pattern: String, text: String, expected: Bool) throws {
         #expect(try Pattern(pattern).matches(text) == expected, "/\(pattern)/ on \(text.debugDescription)")
     }
 

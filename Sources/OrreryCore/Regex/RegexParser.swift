@@ -299,9 +299,9 @@ struct RegexParser {
             }
             return items.isEmpty ? nil : (items.count == 1 ? items[0] : .concatenation(items))
         case "E":
-            // A stray end of quoting, as ICU allows.
+            // A stray end of quoting: ICU reads it as the letter E.
             position += 1
-            return nil
+            return literal("E", flags)
         default:
             break
         }

@@ -50,7 +50,12 @@ enum YAMLSourceParser {
                 if JSONSourceParser.isJSONNumber(scalar.string), let number = Double(scalar.string) {
                     return SourceNode(.number(number, text: scalar.string), line: line)
                 }
-                if let integer = node.int {
+                if scalar.string.contains(":") {
+                    // Yams' own base-60 arithmetic traps on overflow (`-8888888888888888813:1:3`), so it is done here.
+                    if tag == .int, let integer = sexagesimalInteger(scalar.string) {
+                        return SourceNode(.number(Double(integer), text: String(integer)), line: line)
+                    }
+                } else if let integer = node.int {
                     return SourceNode(.number(Double(integer), text: String(integer)), line: line)
                 }
                 if let number = node.float, number.isFinite {
@@ -80,6 +85,22 @@ enum YAMLSourceParser {
             // Yams resolves aliases while composing; an unresolved one is refused rather than guessed at.
             throw JSONSyntaxError(line: line, message: "YAML aliases are not supported in stub files")
         }
+    }
+
+    /// YAML 1.1's base-60 integers (`1:30` is 90, `-1_0:00` is -600); nil when the value does not fit in an `Int`.
+    static func sexagesimalInteger(_ text: String) -> Int? {
+        var digits = Substring(text)
+        let isNegative = digits.first == "-"
+        if digits.first == "-" || digits.first == "+" { digits.removeFirst() }
+        var value = 0
+        for part in digits.split(separator: ":", omittingEmptySubsequences: false) {
+            guard let place = Int(part.filter { $0 != "_" }) else { return nil }
+            let (shifted, overflowed) = value.multipliedReportingOverflow(by: 60)
+            let (sum, overflowedAgain) = shifted.addingReportingOverflow(place)
+            guard !overflowed, !overflowedAgain else { return nil }
+            value = sum
+        }
+        return isNegative ? -value : value
     }
 
     private static func describe(_ error: YamlError) -> JSONSyntaxError {
