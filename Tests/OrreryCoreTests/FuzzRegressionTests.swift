@@ -129,6 +129,17 @@ struct RegexFuzzRegressionTests {
         #expect(try Pattern(pattern).matches(text) == expected, "/\(pattern)/ on \(text.debugDescription)")
     }
 
+    /// From fuzz/targets/regex.swift: `\Qa.b\E?` repeated the whole quoted text, so it matched any text (by
+    /// matching nothing); ICU repeats the last quoted character only, as it would after any literal.
+    @Test("A quantifier after \\Q...\\E repeats the last quoted character, as ICU reads it", arguments: [
+        ("\\Qa.b\\E?", "AXB", false), ("^\\Qa.b\\E?$", "a.", true), ("^\\Qa.b\\E?$", "a.b", true),
+        ("^\\Qa.b\\E?$", "", false), ("^\\Qab\\E{2}$", "abb", true), ("^\\Qab\\E{2}$", "abab", false),
+        ("^\\Qa\\E+$", "aaa", true), ("^(?:\\Qab\\E)?$", "", true),
+    ])
+    func quantifiedQuote(pattern: String, text: String, expected: Bool) throws {
+        #expect(try Pattern(pattern).matches(text) == expected, "/\(pattern)/ on \(text.debugDescription)")
+    }
+
     @Test("An unknown POSIX class name with capitals is refused, as one in lower case is")
     func unknownPosixName() {
         #expect(throws: RegexSyntaxError("unknown POSIX class '[:Klingon:]' at offset 1")) { try Pattern("[[:Klingon:]]") }

@@ -64,6 +64,14 @@ struct RegexParser {
             // A bare anchor cannot be repeated (`^*`); one in a group can, as in other engines.
             var isQuantifiable = true
             if case .assertion = atom, scalars[start] != "(" { isQuantifiable = false }
+            // A quantifier after `\Q...\E` repeats the last quoted character only, as ICU reads it (`\Qab\E?`).
+            if case .concatenation(let quoted) = atom, scalars[start] == "\\", scalars[start + 1] == "Q",
+                let last = quoted.last
+            {
+                items.append(contentsOf: quoted.dropLast())
+                items.append(try parseQuantifiers(last, isQuantifiable: true, atomAt: start))
+                continue
+            }
             items.append(try parseQuantifiers(atom, isQuantifiable: isQuantifiable, atomAt: start))
         }
         switch items.count {
