@@ -123,8 +123,8 @@ BEFORE=$(cpu_ticks)
 ONE=$(session_cycles "$URL" "$CYCLES" 1)
 AFTER=$(cpu_ticks)
 # The warm-up's 50 cycles and the one per worker are counted with the measured ones.
-CYCLE_CPU_US=$(python3 -c 'import sys, os; print(f"{(int(sys.argv[1]) / os.sysconf(\"SC_CLK_TCK\")) * 1e6 / (int(sys.argv[2]) + 51):.0f}")' \
-    "$(( AFTER - BEFORE ))" "$CYCLES")
+CYCLE_CPU_US=$(awk -v ticks="$(( AFTER - BEFORE ))" -v hz="$(getconf CLK_TCK)" -v cycles="$CYCLES" \
+    'BEGIN { printf "%.0f", ticks / hz * 1e6 / (cycles + 51) }')
 read -r ONE_RATE ONE_P50 ONE_P99 <<< "$ONE"
 log "opening and ending $CYCLES sessions, $CLIENTS clients at once"
 MANY=$(session_cycles "$URL" "$CYCLES" "$CLIENTS")
