@@ -15,7 +15,8 @@
 #                    the run with the median throughput is reported (default 3)
 #   BENCH_REPORT     where to write the Markdown report (default docs/benchmarks.md)
 #   BENCH_CASES      only these cases, e.g. "small-json proxy" (of pinned, dynamic, mitm, small-json, proxy, gzip-64k,
-#                    100k-stubs, memory); a partial run prints its report without writing one unless BENCH_REPORT is set
+#                    100k-stubs, memory, sessions); a partial run prints its report without writing one unless
+#                    BENCH_REPORT is set
 #
 # The pinned case runs each server on CPU 0 and wrk on CPU 1 (taskset), so that CPU per request is the server's
 # own: stub replay against the C reference and nginx (`return 200`, one worker), the same pipelined 16 deep, and
@@ -37,7 +38,7 @@ WRK_CONNECTIONS=${WRK_CONNECTIONS:-32}
 WRK_DURATION=${WRK_DURATION:-5s}
 ROUNDS=${BENCH_ROUNDS:-3}
 WRK_WARMUP=${WRK_WARMUP:-2s}
-CASES=${BENCH_CASES:-pinned dynamic mitm small-json proxy gzip-64k 100k-stubs memory}
+CASES=${BENCH_CASES:-pinned dynamic mitm small-json proxy gzip-64k 100k-stubs memory sessions}
 if [[ -n ${BENCH_CASES:-} ]]; then REPORT_FILE=${BENCH_REPORT:-}; else REPORT_FILE=${BENCH_REPORT:-docs/benchmarks.md}; fi
 HOST=127.0.0.1
 READY_TIMEOUT=30          # seconds a server may take to answer its first request
@@ -47,8 +48,8 @@ log() { printf '==> %s\n' "$*" >&2; }
 wants() { [[ " $CASES " == *" $1 "* ]]; }
 die() { printf 'bench.sh: error: %s\n' "$*" >&2; exit 1; }
 for case_name in $CASES; do
-    [[ " pinned dynamic mitm small-json proxy gzip-64k 100k-stubs memory " == *" $case_name "* ]] \
-        || die "unknown case '$case_name' in BENCH_CASES (pinned, dynamic, mitm, small-json, proxy, gzip-64k, 100k-stubs, memory)"
+    [[ " pinned dynamic mitm small-json proxy gzip-64k 100k-stubs memory sessions " == *" $case_name "* ]] \
+        || die "unknown case '$case_name' in BENCH_CASES (pinned, dynamic, mitm, small-json, proxy, gzip-64k, 100k-stubs, memory, sessions)"
 done
 (( ROUNDS >= 1 )) || die "BENCH_ROUNDS must be at least 1"
 
@@ -663,6 +664,17 @@ if wants memory; then
 fi
 emit ""
 
+# Sessions: opened and ended per second, and serving with 100 open (scripts/bench-sessions.sh, the same binary).
+if wants sessions; then
+    log "sessions: scripts/bench-sessions.sh"
+    SESSIONS_REPORT=$(ORRERY_BIN="$ORRERY" BENCH_THREADS="$THREADS" WRK_CONNECTIONS="$WRK_CONNECTIONS" \
+        WRK_DURATION="$WRK_DURATION" BENCH_ROUNDS="$ROUNDS" scripts/bench-sessions.sh)
+    emit "${SESSIONS_REPORT//### Sessions/### sessions}"
+    emit ""
+    SESSION_CYCLE_US=$(grep -o 'opened and ended (one client) | \*\*[0-9.]* µs' <<<"$SESSIONS_REPORT" | grep -o '[0-9.]*' | tail -1)
+    SESSION_HUNDRED=$(grep '100 sessions open (each' <<<"$SESSIONS_REPORT" | awk -F'|' '{ gsub(/ /, "", $6); print $6 }')
+fi
+
 # ---------------------------------------------------------------- report -----
 
 # ---------------------------------------------------------------- targets ----
@@ -713,6 +725,10 @@ if wants memory; then
     target "60 s at full load, journal on: RSS at 60 s / at 10 s" \
         "$(awk -v a="$SOAK_RSS_10" -v b="$SOAK_RSS_60" 'BEGIN { printf "%.2f", b / a }')" "<=" 1.1 ×
 fi
+if wants sessions; then
+    target "a session opened and ended: the daemon's CPU" "${SESSION_CYCLE_US:-}" "<=" 1000 " µs"
+    target "serving with 100 sessions open / one session" "${SESSION_HUNDRED:-}" ">=" 0.9 ×
+fi
 if [[ -n $TARGETS ]]; then
     REPORT="### targets"$'\n\n'"| target | measured | goal | |"$'\n'"|---|---:|---:|---|"$'\n'"$TARGETS"$'\n'"$REPORT"
 fi
@@ -733,6 +749,11 @@ mkdir -p "$(dirname "$REPORT_FILE")"
     echo "(one process, upstream keep-alive) as a reverse proxy in front of it. gzip-64k: a 64 KB JSON stub"
     echo "to a client that accepts gzip, against the reference sending the same bytes uncompressed."
     echo "100k-stubs: 100,000 exact-route and 1,000 regex stubs against 10, the request to one route."
+    echo "The pinned cases (pinned, dynamic, mitm) run each server on CPU 0 and the load on CPU 1 with \`taskset\`,"
+    echo "so that CPU per request is the server's own: stub replay against the C server and nginx (\`return 200\`,"
+    echo "one worker), the same pipelined 16 deep, the proxy against nginx as a reverse proxy; a templated and a"
+    echo "paginated stub against a static one; HTTPS replay through an intercepted CONNECT against plain replay,"
+    echo "driven by \`bench/reference/connect-load.c\`. sessions: \`scripts/bench-sessions.sh\` with the same binary."
     echo
     echo "- Date: $(date -u '+%Y-%m-%d %H:%M UTC')"
     echo "- Kernel: $(uname -r), CPUs: $(nproc) ($(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo))"
@@ -744,7 +765,7 @@ mkdir -p "$(dirname "$REPORT_FILE")"
     echo
     echo "CPU µs/req is the server process's utime+stime (all threads, /proc/PID/stat) during"
     echo "the measured run divided by the requests wrk completed; RSS is VmRSS after the run."
-    echo "wrk runs on the same machine and competes with the server for CPU."
+    echo "In the cases that are not pinned, wrk runs on the same machine and competes with the server for CPU."
     echo
     printf '%s' "$REPORT"
     # What the profile says stands in the way of the targets that are close or missed (kept by hand).
