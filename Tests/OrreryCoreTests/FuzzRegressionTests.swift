@@ -140,6 +140,16 @@ struct RegexFuzzRegressionTests {
         #expect(try Pattern(pattern).matches(text) == expected, "/\(pattern)/ on \(text.debugDescription)")
     }
 
+    /// From fuzz/targets/regex.swift: `$` matched between the CR and the LF of a final CRLF, so `\r$` matched
+    /// "\r\n"; ICU reads a CRLF as one terminator.
+    @Test("$ and \\Z do not match inside a final CRLF, as ICU reads them", arguments: [
+        ("\\r$", "\r\n", false), ("^a\\r$", "a\r\n", false), ("\\r\\Z", "\r\n", false), ("^\\r$", "\r\n", false),
+        ("a$", "a\r\n", true), ("^a$", "a\r\n", true), ("\\r$", "\r", true), ("\\n$", "\r\n", true),
+    ])
+    func dollarInsideCRLF(pattern: String, text: String, expected: Bool) throws {
+        #expect(try Pattern(pattern).matches(text) == expected, "/\(pattern)/ on \(text.debugDescription)")
+    }
+
     @Test("An unknown POSIX class name with capitals is refused, as one in lower case is")
     func unknownPosixName() {
         #expect(throws: RegexSyntaxError("unknown POSIX class '[:Klingon:]' at offset 1")) { try Pattern("[[:Klingon:]]") }

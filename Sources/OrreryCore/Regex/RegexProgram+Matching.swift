@@ -65,6 +65,8 @@ extension RegexProgram {
     /// Whether the rest of the text from `index` is one line terminator (`\r\n` counting as one).
     static func isFinalTerminator(_ text: UnsafeBufferPointer<UInt8>, at index: Int) -> Bool {
         guard index < text.count else { return false }
+        // Between the CR and the LF of a final CRLF is inside the terminator, not before it (as ICU reads `\r$`).
+        if index > 0 && text[index - 1] == 0x0D && text[index] == 0x0A { return false }
         if text[index] == 0x0D && index + 1 < text.count {
             return text[index + 1] == 0x0A && index + 2 == text.count
         }
