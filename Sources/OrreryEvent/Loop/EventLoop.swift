@@ -82,12 +82,23 @@ public final class EventLoop: @unchecked Sendable {
 
     /// The timeval to pass to `event_add` for a delay of `milliseconds`: a common timeout of this base, so that
     /// events with the same delay sit in one queue instead of the timer heap. Call on the loop's thread.
-    func commonTimeout(milliseconds: Int) -> UnsafePointer<timeval>? {
+    private func commonTimeout(milliseconds: Int) -> UnsafePointer<timeval>? {
         if let known = commonTimeouts[milliseconds] { return known }
         var delay = timeval(milliseconds: milliseconds)
         guard let marker = event_base_init_common_timeout(base, &delay) else { return nil }
         commonTimeouts[milliseconds] = marker
         return marker
+    }
+
+    /// Adds `event` to fire after `milliseconds`, through the common timeout of that delay when libevent has one.
+    /// Call on the loop's thread.
+    func add(_ event: OpaquePointer, afterMilliseconds milliseconds: Int) {
+        if let marker = commonTimeout(milliseconds: milliseconds) {
+            event_add(event, marker)
+        } else {
+            var delay = timeval(milliseconds: milliseconds)
+            event_add(event, &delay)
+        }
     }
 
     /// Makes `run` return once the current callbacks finish. Safe from any thread.

@@ -54,12 +54,7 @@ final class OneShotTimer {
         let context = Unmanaged.passUnretained(self).toOpaque()
         guard let event = event_new(loop.base, -1, 0, Trampolines.oneShotTimerFired, context) else { return }
         self.event = event
-        if let marker = loop.commonTimeout(milliseconds: milliseconds) {
-            event_add(event, marker)
-        } else {
-            var delay = timeval(milliseconds: milliseconds)
-            event_add(event, &delay)
-        }
+        loop.add(event, afterMilliseconds: milliseconds)
     }
 
     func fire() {

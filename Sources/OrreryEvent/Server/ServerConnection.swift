@@ -470,12 +470,7 @@ final class ServerConnection {
     func arm(milliseconds: Int) {
         guard let timer else { return }
         deadline = worker.now + milliseconds
-        if let marker = worker.loop.commonTimeout(milliseconds: milliseconds) {
-            event_add(timer, marker)
-        } else {
-            var delay = timeval(milliseconds: milliseconds)
-            event_add(timer, &delay)
-        }
+        worker.loop.add(timer, afterMilliseconds: milliseconds)
     }
 
     /// Moves the deadline of an idle, body or send timeout on, without touching the timer: it fires at the old time

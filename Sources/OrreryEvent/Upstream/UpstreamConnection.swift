@@ -186,12 +186,7 @@ final class UpstreamConnection {
             deadline = event_new(client.loop.base, -1, 0, Trampolines.upstreamDeadline, Unmanaged.passUnretained(self).toOpaque())
         }
         guard let deadline else { return }
-        if let marker = client.loop.commonTimeout(milliseconds: milliseconds) {
-            event_add(deadline, marker)
-        } else {
-            var delay = timeval(milliseconds: milliseconds)
-            event_add(deadline, &delay)
-        }
+        client.loop.add(deadline, afterMilliseconds: milliseconds)
     }
 
     func disarmDeadline() {
