@@ -295,6 +295,9 @@ import Testing
         try await stubRequest(.get, "/mine").install(on: scoped)
         #expect(try await scoped.stubs().contains { $0.isFromAdminAPI })
         #expect(try await client.stubs().allSatisfy { !$0.isFromAdminAPI })
+        _ = try await HTTP.send("GET", "/mine", to: daemon, headers: ["X-Orrery-Session": session.id])
+        let exchange = try #require(try await scoped.requests().requests.first)
+        #expect(exchange.session == session.id && exchange.stub != nil && exchange.fault == nil)
         try await client.endSession(id: session.id)
         #expect(try await client.sessions().allSatisfy { $0.id != session.id })
         let ended = try await #require(throws: OrreryClientError.self) { try await client.endSession(id: session.id) }

@@ -132,6 +132,8 @@ import Testing
             stubRequest(.get, "/flaky").andFail(with: .connectionReset), key: "fault", on: client
         ) { () async throws in
             await #expect(throws: (any Error).self) { try await HTTP.send("GET", "/flaky", to: daemon) }
+            let exchange = try #require(try await client.requests().requests.first)
+            #expect(exchange.fault == "connectionReset" && exchange.scheme == "http" && exchange.session == nil)
         }
         try await installed(
             stubRequest(.get, "/jitter").andReturn(200).withDelay(.uniform(10...20)), key: "delay", on: client

@@ -19,11 +19,17 @@ public struct JournalEntry: Decodable, Sendable, Equatable, CustomStringConverti
     public let closestStubs: JSON?
     /// Why Orrery refused the request itself (a malformed one), when it did.
     public let rejected: String?
+    /// `https` for a request that came through an intercepted `CONNECT` or the TLS port, else `http`.
+    public let scheme: String
+    /// The session the exchange belongs to, when it came on a session's port or with `X-Orrery-Session`.
+    public let session: String?
+    /// The fault a stub answered with (`connectionReset`, `truncatedBody`, ...), when it did.
+    public let fault: String?
     /// The whole entry as the daemon sent it, members this type has no property for included.
     public let json: JSON
 
     /// A request as the journal keeps it (secrets redacted).
-    public struct Request: Decodable, Sendable, Equatable {
+    public struct Request: JournalMessage, Decodable, Sendable, Equatable {
         public let method: String
         /// The request target as received: path and query.
         public let url: String
@@ -40,28 +46,16 @@ public struct JournalEntry: Decodable, Sendable, Equatable, CustomStringConverti
         /// The body in base64 when it is not text.
         public let bodyBase64: String?
         public let bodyTruncated: Bool?
-
-        /// The first value of a header, its name compared without regard to case.
-        public func header(_ name: String) -> String? { headers?.first(named: name) }
-
-        /// The body's bytes, from `body` or `bodyBase64`.
-        public var bodyData: Data? { body.map { Data($0.utf8) } ?? bodyBase64.flatMap { Data(base64Encoded: $0) } }
     }
 
     /// A response as the journal keeps it: the body as it was before any gzip.
-    public struct Response: Decodable, Sendable, Equatable {
+    public struct Response: JournalMessage, Decodable, Sendable, Equatable {
         public let status: Int
         public let headers: [HTTPHeader]?
         public let bodySize: Int?
         public let body: String?
         public let bodyBase64: String?
         public let bodyTruncated: Bool?
-
-        /// The first value of a header, its name compared without regard to case.
-        public func header(_ name: String) -> String? { headers?.first(named: name) }
-
-        /// The body's bytes, from `body` or `bodyBase64`.
-        public var bodyData: Data? { body.map { Data($0.utf8) } ?? bodyBase64.flatMap { Data(base64Encoded: $0) } }
     }
 
     /// The stub that answered an exchange.
@@ -83,7 +77,7 @@ public struct JournalEntry: Decodable, Sendable, Equatable, CustomStringConverti
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, time, durationMs, request, response, stub, proxied, closestStubs, rejected
+        case id, time, durationMs, request, response, stub, proxied, closestStubs, rejected, scheme, session, fault
         case isMatched = "matched"
     }
 
@@ -99,6 +93,9 @@ public struct JournalEntry: Decodable, Sendable, Equatable, CustomStringConverti
         proxied = try container.decodeIfPresent(Proxied.self, forKey: .proxied)
         closestStubs = try container.decodeIfPresent(JSON.self, forKey: .closestStubs)
         rejected = try container.decodeIfPresent(String.self, forKey: .rejected)
+        scheme = try container.decodeIfPresent(String.self, forKey: .scheme) ?? "http"
+        session = try container.decodeIfPresent(String.self, forKey: .session)
+        fault = try container.decodeIfPresent(String.self, forKey: .fault)
         json = try JSON(from: decoder)
     }
 
@@ -116,6 +113,21 @@ public struct JournalEntry: Decodable, Sendable, Equatable, CustomStringConverti
         }
         return line
     }
+}
+
+/// What a journaled request and response have alike: header fields and a body, as text or base64.
+public protocol JournalMessage {
+    var headers: [HTTPHeader]? { get }
+    var body: String? { get }
+    var bodyBase64: String? { get }
+}
+
+extension JournalMessage {
+    /// The first value of a header, its name compared without regard to case.
+    public func header(_ name: String) -> String? { headers?.first(named: name) }
+
+    /// The body's bytes, from `body` or `bodyBase64`.
+    public var bodyData: Data? { body.map { Data($0.utf8) } ?? bodyBase64.flatMap { Data(base64Encoded: $0) } }
 }
 
 /// A header as the journal lists it: name and value, in the order received.
