@@ -232,7 +232,7 @@ struct URLSessionHTTPSTests {
                 "--testing-library", "swift-testing", "--filter", "URLSessionHTTPSProbe",
             ]
             child.environment = environment
-            FileManager.default.createFile(atPath: log, contents: nil)
+            _ = FileManager.default.createFile(atPath: log, contents: nil)  // FileHandle below says why if it failed
             child.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
             child.standardError = child.standardOutput
             try child.run()

@@ -8,7 +8,7 @@ struct AdminReply: Error {
     var body: [UInt8]
     /// For an answer streamed as it happens (server-sent events): starts it on the responder instead of sending
     /// `body`.
-    var stream: ((Responder) -> Void)?
+    var stream: (@Sendable (Responder) -> Void)?
 
     init(status: Int, headers: HTTPHeaders, body: [UInt8]) {
         self.status = status
@@ -17,7 +17,7 @@ struct AdminReply: Error {
     }
 
     /// An answer streamed by `start` once the request is authorized.
-    static func streamed(_ start: @escaping (Responder) -> Void) -> AdminReply {
+    static func streamed(_ start: @escaping @Sendable (Responder) -> Void) -> AdminReply {
         var reply = AdminReply(status: 200, headers: [:], body: [])
         reply.stream = start
         return reply

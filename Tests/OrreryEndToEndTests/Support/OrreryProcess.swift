@@ -26,8 +26,8 @@ final class OrreryProcess {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         stdoutURL = folder.appendingPathComponent("stdout.log")
         stderrURL = folder.appendingPathComponent("stderr.log")
-        FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
-        FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
         if let executable {
             process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = arguments
