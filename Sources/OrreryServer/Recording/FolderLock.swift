@@ -41,6 +41,16 @@ final class FolderLock: Sendable {
         }
     }
 
+    /// Removes a lock file that no process holds (one a killed daemon left), as the leftovers of a recording are
+    /// removed; a held one stays.
+    static func removeStale(in folder: String) {
+        let path = (folder.hasSuffix("/") ? folder : folder + "/") + fileName
+        let descriptor = open(path, O_RDWR | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { unlink(path) }
+        close(descriptor)
+    }
+
     /// Removes the file and lets go of the lock.
     func release() {
         unlink(path)

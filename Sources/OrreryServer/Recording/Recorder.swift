@@ -41,8 +41,8 @@ final class Recorder: Sendable {
         var startedAt: Date
         /// The registry's pin of the folder's fixtures, released when the session ends.
         var pin: Int
-        /// The folder's lock, held until the session ends.
-        var lock: FolderLock
+        /// The folder's lock, held until the session ends; none in mode `none`, which writes nothing.
+        var lock: FolderLock?
         /// Routes with a fixture when the session started: what `once` replays instead of recording.
         var routesWithFixtures: Set<Route>
         var exchangesRecorded = 0
@@ -90,13 +90,14 @@ final class Recorder: Sendable {
                 throw RecordingError("\(error)")
             }
             // Taken before anything in the folder is touched: another daemon's session there is left alone.
-            let lock = try FolderLock(folder: settings.folder, holder: holder.withLock { $0 })
+            let lock = settings.mode == .none ? nil : try FolderLock(folder: settings.folder, holder: holder.withLock { $0 })
             AtomicFile.removeLeftovers(in: settings.folder)
+            if lock == nil { FolderLock.removeStale(in: settings.folder) }
             let pinned: (fixtures: [Stub], pin: Int)
             do {
                 pinned = try registry.pinFixtures(folder: settings.folder, serving: settings.mode != .all)
             } catch {
-                lock.release()
+                lock?.release()
                 throw RecordingError("the fixtures in \(settings.folder) do not load:\n\(error)", sourceErrors: error as? SourceErrors)
             }
             let routes = Set(
@@ -154,7 +155,7 @@ final class Recorder: Sendable {
 
     /// The session's fixtures answer again, read anew from the folder (unless a newer session pinned it since).
     private func release(_ session: Session) {
-        session.lock.release()
+        session.lock?.release()
         do {
             try registry.unpinFixtures(pin: session.pin)
         } catch {
