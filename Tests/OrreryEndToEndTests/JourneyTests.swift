@@ -1,17 +1,21 @@
 import Foundation
 import Testing
 
-/// The journeys of a first hour with Orrery, walked the way the documentation tells them, with the commands as it
-/// writes them (`--port 0` added where a test cannot take port 8080). Serving the examples is `ServeCommandTests`;
+/// The journeys of a first hour with Orrery, walked the way the guides in docs/ tell them, with the commands as they
+/// write them (`--port 0` added where a test cannot take port 8080), read from the guides where they are whole. Serving the examples is `ServeCommandTests`;
 /// intercepting HTTPS is `HTTPSLiveTests`; writing Swift tests with the kit is `OrreryTestingTests` and the example
 /// app (`Examples/WeatherApp`); the dashboard is `DashboardBrowserTests`.
 @Suite("First-hour journeys")
 struct JourneyTests {
-    /// The first fenced block of `language` after the heading `heading` in a documentation file of the repository.
-    static func codeBlock(_ file: String, after heading: String, language: String) throws -> String {
+    /// The first fenced block of `language` after the heading `heading` (nil: from the top) in a documentation file
+    /// of the repository.
+    static func codeBlock(_ file: String, after heading: String? = nil, language: String) throws -> String {
         let text = try String(contentsOf: OrreryProcess.packageRoot.appendingPathComponent(file), encoding: .utf8)
-        let section = try #require(text.range(of: "\n" + heading + "\n"), "\(file) has no section '\(heading)'")
-        let start = try #require(text.range(of: "```" + language + "\n", range: section.upperBound..<text.endIndex))
+        var from = text.startIndex
+        if let heading {
+            from = try #require(text.range(of: "\n" + heading + "\n"), "\(file) has no section '\(heading)'").upperBound
+        }
+        let start = try #require(text.range(of: "```" + language + "\n", range: from..<text.endIndex))
         let end = try #require(text.range(of: "\n```", range: start.upperBound..<text.endIndex))
         return String(text[start.upperBound..<end.lowerBound])
     }
@@ -51,10 +55,14 @@ struct JourneyTests {
 
     @Test("Recording and replay: serve --record with the example config, a client using Orrery as its proxy, then offline")
     func recordThenReplay() throws {
-        // The README's commands, "Recording and replay":
-        //   orrery serve --record recordings
-        //   curl -s -X POST http://127.0.0.1:8080/__admin/recordings/stop
-        //   orrery serve --stubs recordings --offline
+        // The guide's commands (docs/recording.md, at its top), run as written but on port 0.
+        let commands = try Self.codeBlock("docs/recording.md", language: "sh")
+        for command in [
+            "orrery serve --record recordings", "curl -s -X POST http://127.0.0.1:8080/__admin/recordings/stop",
+            "orrery serve --stubs recordings --offline",
+        ] {
+            #expect(commands.contains(command), "docs/recording.md no longer says \(command)")
+        }
         let scratch = try Self.repositoryCopy()
         // The local API: a second Orrery on loopback, answering compact JSON as APIs do.
         try scratch.write(
@@ -91,9 +99,10 @@ struct JourneyTests {
         #expect(replay.stop() == 0)
     }
 
-    @Test("Writing a stub set: the README's stub file validates on its own, by path or --stubs, and answers")
+    @Test("Writing a stub set: the guide's stub file validates on its own, by path or --stubs, and answers")
     func stubSet() throws {
-        let stubFile = try Self.codeBlock("README.md", after: "## Stub files", language: "yaml")
+        // docs/stub-files.md opens with stubs/auth.yaml of the examples.
+        let stubFile = try Self.codeBlock("docs/stub-files.md", language: "yaml")
         let scratch = try Scratch(["stubs/auth.yaml": stubFile])
         for arguments in [["validate", "stubs/auth.yaml"], ["validate", "--stubs", "stubs/auth.yaml"], ["validate"]] {
             let result = try OrreryProcess.run(arguments, workingDirectory: scratch.url)
