@@ -123,6 +123,31 @@ struct JourneyTests {
         #expect(orrery.stop() == 0)
     }
 
+    @Test("Intercepting HTTPS: --mitm-host, the CA exported with 'orrery ca export', a stub with base.host answers over the tunnel")
+    func interceptHTTPS() throws {
+        // docs/https.md: "A stub with `base: { host: api.example.com }` answers `https://api.example.com/...`", and
+        // "curl --cacert ca.pem" trusts the CA that 'orrery ca export' writes.
+        let scratch = try Scratch([
+            "stubs/api.yaml": """
+                base: { host: api.example.com }
+                stubs:
+                  - request: { method: GET, path: /v1/me }
+                    response: { json: { name: Ada } }
+                """
+        ])
+        let orrery = try OrreryProcess(
+            ["serve", "-p", "0", "--mitm-host", "api.example.com", "--ca-dir", scratch.path("ca"), "--offline"],
+            workingDirectory: scratch.url)
+        let base = try orrery.waitUntilListening()
+        let exported = try OrreryProcess.run(["ca", "export", "--ca-dir", scratch.path("ca"), "--out", scratch.path("ca.pem")])
+        #expect(exported.status == 0, "\(exported.errors)")
+        let answer = try Self.throughProxy(base, ["--cacert", scratch.path("ca.pem"), "https://api.example.com/v1/me"])
+        #expect(answer == #"{"name":"Ada"}"#)
+        let journal = try Curl.run([base + "/__admin/requests"])
+        #expect(journal.contains("https://api.example.com/v1/me"), "\(journal)")
+        #expect(orrery.stop() == 0)
+    }
+
     @Test("At the default level a miss prints its line; a browser's /favicon.ico is no miss; -v logs every request")
     func logLinesAndFavicon() throws {
         let scratch = try Scratch(["stubs/hello.yaml": "- request: { path: /hello }\n  response: { body: hi }\n"])

@@ -30,7 +30,7 @@ public struct Redactor: Sendable {
     /// Compared without regard to case and without allocating: this runs for every exchange.
     private let headerNames: HeaderNameSet
     private let names: SecretNames
-    /// Injected values long enough to search for, and their scrubber, made once.
+    /// Injected values long enough to search for.
     private let injected: [InjectedSecret]
 
     /// - Parameters:

@@ -21,9 +21,23 @@ public struct SecretNames: Sendable {
     let jsonFields: Set<String>
     /// Lowercase byte strings one of which a body holds when it may hold a named field: a body without any is not
     /// parsed. Stems of the common names, and each configured name.
-    private let stems: [[UInt8]]
+    private let stems: StemTable
     /// The configured names alone, lowercase: for exchanges where the common names do not apply.
-    private let configuredStems: [[UInt8]]
+    private let configuredStems: StemTable
+
+    /// Stems, and for each byte the stems that end with it.
+    private struct StemTable: Sendable {
+        var stems: [[UInt8]]
+        var byLastByte: [[Int]]
+
+        init(_ stems: [[UInt8]]) {
+            self.stems = stems
+            byLastByte = Array(repeating: [], count: 256)
+            for (index, stem) in stems.enumerated() {
+                if let last = stem.last { byLastByte[Int(last)].append(index) }
+            }
+        }
+    }
 
     public init(usesCommonNames: Bool = true, parameters: [String] = [], jsonFields: [String] = []) {
         self.usesCommonNames = usesCommonNames
@@ -32,8 +46,8 @@ public struct SecretNames: Sendable {
         self.jsonFields = Set(jsonFields)
         let configured = Set((parameters + jsonFields).map { $0.lowercased() }.filter { !$0.isEmpty })
         let common = usesCommonNames ? ["pass", "secret", "token", "key", "session", "auth", "signature", "otp", "assertion"] : []
-        stems = configured.union(common).sorted().map { Array($0.utf8) }
-        configuredStems = configured.sorted().map { Array($0.utf8) }
+        stems = StemTable(configured.union(common).sorted().map { Array($0.utf8) })
+        configuredStems = StemTable(configured.sorted().map { Array($0.utf8) })
     }
 
     /// Whether nothing is ever redacted by name.
@@ -54,24 +68,25 @@ public struct SecretNames: Sendable {
         (common && usesCommonNames) || !parameters.isEmpty || !jsonFields.isEmpty
     }
 
-    /// Whether the bytes may hold a named field: some stem occurs in them, without regard to case. One pass; the
-    /// usual body (no stem) is never parsed.
-    func mayName(_ bytes: some Collection<UInt8>, common: Bool) -> Bool {
-        let stems = common ? stems : configuredStems
-        guard !stems.isEmpty else { return false }
-        var window: [UInt8] = []
-        let longest = stems.map(\.count).max() ?? 0
-        window.reserveCapacity(longest)
-        // A sliding lowercase window compared at each end position: bodies here are capped by the journal's limit.
-        for byte in bytes {
-            let lower = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
-            if window.count == longest { window.removeFirst() }
-            window.append(lower)
-            for stem in stems where stem.last == lower && stem.count <= window.count {
-                if window.suffix(stem.count).elementsEqual(stem) { return true }
+    /// Whether the bytes may hold a named field: some stem occurs in them, without regard to case. One pass, each
+    /// byte looked up once; the usual body (no stem) is never parsed.
+    func mayName<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, common: Bool) -> Bool where Bytes.Index == Int {
+        let table = common ? stems : configuredStems
+        guard !table.stems.isEmpty else { return false }
+        for end in bytes.indices {
+            for index in table.byLastByte[Int(Self.lowercased(bytes[end]))] {
+                let stem = table.stems[index]
+                guard end - bytes.startIndex + 1 >= stem.count else { continue }
+                var offset = 1
+                while offset < stem.count && Self.lowercased(bytes[end - offset]) == stem[stem.count - 1 - offset] { offset += 1 }
+                if offset == stem.count { return true }
             }
         }
         return false
+    }
+
+    private static func lowercased(_ byte: UInt8) -> UInt8 {
+        byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
     }
 
     /// The compared form of a name: lowercase ASCII, without `_` and `-`.
