@@ -14,7 +14,7 @@ struct Validate: ParsableCommand {
         var errors: [SourceError] = []
         var stubCount = 0
         var fileCount = 0
-        let loader = StubLoader(root: sources.stubs)
+        let loader = sources.stubLoader
         do {
             let loaded = try loader.loadWithFileCount()
             stubCount = loaded.stubs.count

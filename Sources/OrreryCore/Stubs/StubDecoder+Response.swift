@@ -181,6 +181,19 @@ extension StubDecoder {
     }
 
     mutating func decodeStatus(_ node: SourceNode) -> Int? {
+        guard let status = decodeStatusCode(node) else { return nil }
+        // A 1xx is not an answer: a client reading one waits for the final one that never comes.
+        guard status >= 200 else {
+            fail(
+                node.line,
+                "status \(status) is informational (1xx) and cannot be a stub's answer; use 200...599"
+                    + (status == 101 ? " (101 Switching Protocols belongs to WebSocket stubs)" : ""))
+            return nil
+        }
+        return status
+    }
+
+    private mutating func decodeStatusCode(_ node: SourceNode) -> Int? {
         switch node.value {
         case .number:
             return integer(node, "status", range: 100...599)
@@ -208,6 +221,13 @@ extension StubDecoder {
             .standardizedFileURL.resolvingSymlinksInPath().path
         guard candidate.hasPrefix(root.hasSuffix("/") ? root : root + "/") else {
             fail(line, "bodyFile '\(relative)' is outside the stubs folder")
+            return nil
+        }
+        // Read whole, and held for every stub that names it: the size is checked first, not found out by reading.
+        if let size = (try? FileManager.default.attributesOfItem(atPath: candidate))?[.size] as? Int,
+            size > maximumBodyFileBytes
+        {
+            fail(line, "bodyFile '\(relative)' is \(size) bytes, over --max-body-file (\(maximumBodyFileBytes) bytes)")
             return nil
         }
         guard let data = FileManager.default.contents(atPath: candidate) else {

@@ -10,6 +10,8 @@ public struct StubLoader: Sendable {
     public let excludedFolders: Set<String>
     /// Keeps the ids of two loaders apart when their files have the same relative paths.
     public let idNamespace: String
+    /// `--max-body-file`: larger body files are refused at load.
+    public var maximumBodyFileBytes = StubDecoder.defaultMaximumBodyFileBytes
 
     public init(root: String, excludedFolders: Set<String> = [], idNamespace: String = "") {
         self.root = root
@@ -132,6 +134,7 @@ public struct StubLoader: Sendable {
         var decoder = StubDecoder(
             displayPath: display, directory: url.deletingLastPathComponent(), stubsRoot: URL(fileURLWithPath: root),
             makeID: { [idNamespace] index in StubID.make(file: idNamespace + relative, index: index) })
+        decoder.maximumBodyFileBytes = maximumBodyFileBytes
         let stubs = decoder.decodeFile(node)
         guard decoder.errors.isEmpty else { throw SourceErrors(decoder.errors) }
         return stubs

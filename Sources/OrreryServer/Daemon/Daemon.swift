@@ -29,7 +29,9 @@ public final class Daemon: Sendable {
         Pattern.onAbandonedMatch { [logger] pattern, bytes in
             logger.warning("regex /\(pattern)/ gave up on a \(bytes)-byte text (too much work): taken as no match")
         }
-        registry = StubRegistry(stubsFolder: configuration.stubsFolder, allowsMissingFolder: configuration.allowsMissingStubsFolder)
+        registry = StubRegistry(
+            stubsFolder: configuration.stubsFolder, allowsMissingFolder: configuration.allowsMissingStubsFolder,
+            maximumBodyFileBytes: configuration.maximumBodyFileBytes)
         try registry.reload()
         if let map = try HostMapDecoder.load(path: configuration.hostMapPath) {
             environments = try EnvironmentRegistry(
@@ -90,7 +92,7 @@ public final class Daemon: Sendable {
             }
             return RequestPipeline(
                 registry: registry, admin: admin, proxy: proxy, serviceLogger: serviceLogger, sessions: sessions, https: https,
-                isOffline: configuration.isOffline, logger: logger)
+                isOffline: configuration.isOffline, templateBudget: configuration.templateBudget, logger: logger)
         }
         admin.listening(host: configuration.http.host, port: server.port)
         sessions.attach(server, host: configuration.http.host)

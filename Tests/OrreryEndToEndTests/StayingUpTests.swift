@@ -1,0 +1,130 @@
+import Foundation
+import Glibc
+import Testing
+
+/// "Staying up, second round" (DESIGN.md) against the real binary: template budgets, alias bombs, body file caps,
+/// the folder watcher, journal queries and dashboard viewers, with memory, CPU and descriptors read from `/proc`.
+@Suite("Staying up: bounded per request, whatever the input")
+struct StayingUpTests {
+    static let okStub = HostileInputTests.okStub
+
+    /// A figure of `/proc/PID/status` (`VmRSS`, `VmHWM`) in KiB; 0 when it cannot be read.
+    static func status(_ pid: Int32, _ field: String) -> Int {
+        let text = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+        for line in text.split(separator: "\n") where line.hasPrefix(field + ":") {
+            return Int(line.dropFirst(field.count + 1).filter(\.isNumber)) ?? 0
+        }
+        return 0
+    }
+
+    /// The clock ticks (user + system) the process has used, from `/proc/PID/stat`.
+    static func cpuTicks(_ pid: Int32) -> Int {
+        let text = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+        // The command name, in parentheses, may hold spaces: fields are counted after its closing one.
+        guard let close = text.lastIndex(of: ")") else { return 0 }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 12 else { return 0 }
+        return (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
+    }
+
+    /// The descriptors the process has open.
+    static func openDescriptors(_ pid: Int32) -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? 0
+    }
+
+    @Test("Three nested sections over the segments of a 4 KB path: a prompt 500, journaled; others go on; RSS bounded; SIGTERM in time")
+    func templateBomb() throws {
+        let nested = "{{#request.pathSegments}}{{#request.pathSegments}}{{#request.pathSegments}}x{{/request.pathSegments}}"
+            + "{{/request.pathSegments}}{{/request.pathSegments}}"
+        let scratch = try Scratch([
+            "stubs/bomb.yaml": "request: { method: GET, pathPattern: '/bomb/.*' }\nresponse:\n  template: true\n  body: '\(nested)'\n",
+            "stubs/ok.json": Self.okStub,
+        ])
+        let (orrery, port) = try HostileInputTests.serve(scratch, ["--threads", "2"])
+        let pid = orrery.process.processIdentifier
+        let before = Self.status(pid, "VmRSS")
+        let path = "/bomb" + String(repeating: "/a", count: 2_000)
+        let request = "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+        let hostile = HostileClients(port: port, request: request, count: 2)
+        defer { hostile.stop() }
+        for _ in 0..<5 {
+            #expect(RawClient.get(port: port, "/ok") == "ok")
+        }
+        let answer = RawClient.exchange(port: port, request, timeout: 10)
+        #expect(answer.hasPrefix("HTTP/1.1 500 "), "\(answer.prefix(300))")
+        #expect(answer.contains("template over budget"))
+        #expect(OrreryProcess.waitFor(seconds: 20) { hostile.answered >= 4 })
+        let peak = Self.status(pid, "VmHWM")
+        // Each render stops at a million steps: a few megabytes, never the gigabytes it would reach.
+        #expect(peak - before < 200 * 1024, "RSS grew from \(before) KiB to a peak of \(peak) KiB")
+        let journal = RawClient.get(port: port, "/__admin/requests?limit=1")
+        #expect(journal.contains("\"status\":500") || journal.contains("\"status\": 500"), "\(journal.prefix(500))")
+        let start = ContinuousClock.now
+        #expect(orrery.stop(SIGTERM) == 0)
+        #expect(ContinuousClock.now - start < .seconds(5), "SIGTERM took \(ContinuousClock.now - start)")
+    }
+
+    /// A 100 KB text and `count` aliases to it: 20,000 of them stand for 2 GB.
+    static func aliasBomb(aliases count: Int) -> String {
+        "- request: { path: /bomb }\n  response: { body: &big " + String(repeating: "x", count: 100_000) + " }\n"
+            + String(repeating: "- request: { path: /bomb }\n  response: { body: *big }\n", count: count)
+    }
+
+    @Test("An alias bomb fails validate at its file and line, promptly")
+    func aliasBombValidate() throws {
+        let scratch = try Scratch(["stubs/bomb.yaml": Self.aliasBomb(aliases: 20_000), "stubs/ok.json": Self.okStub])
+        let start = ContinuousClock.now
+        let result = try ReadmeTests.run(["validate", "--stubs", scratch.path("stubs"), "--config", scratch.path("config")])
+        #expect(result.status == 1)
+        #expect(result.errors.contains("bomb.yaml:"), "\(result.errors.prefix(500))")
+        #expect(result.errors.contains("aliases expand to more than"))
+        #expect(ContinuousClock.now - start < .seconds(20))
+    }
+
+    @Test("An alias bomb written into a running daemon's folder: the reload fails, the stubs stay, RSS stays put")
+    func aliasBombReload() throws {
+        let scratch = try Scratch(["stubs/ok.json": Self.okStub])
+        let (orrery, port) = try HostileInputTests.serve(scratch, ["--threads", "1", "--watch-interval", "0"])
+        let pid = orrery.process.processIdentifier
+        #expect(RawClient.get(port: port, "/ok") == "ok")
+        let before = Self.status(pid, "VmRSS")
+        try scratch.write("stubs/bomb.yaml", Self.aliasBomb(aliases: 20_000))
+        let answer = RawClient.exchange(
+            port: port, "POST /__admin/stubs/reload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+            timeout: 30)
+        #expect(!answer.hasPrefix("HTTP/1.1 200 "), "\(answer.prefix(300))")
+        #expect(answer.contains("aliases expand to more than"), "\(answer.prefix(500))")
+        #expect(RawClient.get(port: port, "/ok") == "ok")
+        let peak = Self.status(pid, "VmHWM")
+        #expect(peak - before < 200 * 1024, "RSS grew from \(before) KiB to a peak of \(peak) KiB")
+        #expect(orrery.stop(SIGTERM) == 0)
+    }
+
+    @Test("A body file over --max-body-file is refused at load with its file and line")
+    func bodyFileCap() throws {
+        let scratch = try Scratch([
+            "stubs/big.yaml": "request: { path: /big }\nresponse:\n  bodyFile: bodies/big.bin\n",
+            "stubs/bodies/big.bin": String(repeating: "b", count: 4_096),
+        ])
+        let arguments = ["--stubs", scratch.path("stubs"), "--config", scratch.path("config")]
+        let refused = try ReadmeTests.run(["validate", "--max-body-file", "4095"] + arguments)
+        #expect(refused.status == 1)
+        #expect(refused.errors.contains("big.yaml:3: bodyFile 'bodies/big.bin' is 4096 bytes, over --max-body-file"), "\(refused.errors)")
+        let serve = try ReadmeTests.run(["serve", "--port", "0", "--max-body-file", "4095"] + arguments)
+        #expect(serve.status == 1)
+        #expect(serve.errors.contains("big.yaml:3:"))
+        #expect(try ReadmeTests.run(["validate", "--max-body-file", "4096"] + arguments).status == 0)
+    }
+
+    @Test("A file name with a line break or an escape cannot fake a line of validate's output")
+    func escapedFileNames() throws {
+        let name = "stubs/x.yaml\nstubs/fake.yaml:1: all is well\u{1B}[2K.yaml"
+        let scratch = try Scratch([name: "request: { path: /a }\nresponse: { status: 700 }\n"])
+        let result = try ReadmeTests.run(["validate", "--stubs", scratch.path("stubs"), "--config", scratch.path("config")])
+        #expect(result.status == 1)
+        let lines = result.errors.split(separator: "\n")
+        #expect(!lines.contains { $0.hasPrefix("stubs/fake.yaml") }, "\(result.errors)")
+        #expect(!result.errors.contains("\u{1B}"))
+        #expect(result.errors.contains(#"x.yaml\nstubs/fake.yaml:1: all is well\u{1B}[2K.yaml:2: "#), "\(result.errors)")
+    }
+}
