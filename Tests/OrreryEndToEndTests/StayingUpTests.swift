@@ -74,7 +74,7 @@ struct StayingUpTests {
     func aliasBombValidate() throws {
         let scratch = try Scratch(["stubs/bomb.yaml": Self.aliasBomb(aliases: 20_000), "stubs/ok.json": Self.okStub])
         let start = ContinuousClock.now
-        let result = try ReadmeTests.run(["validate", "--stubs", scratch.path("stubs"), "--config", scratch.path("config")])
+        let result = try OrreryProcess.run(["validate", "--stubs", scratch.path("stubs"), "--config", scratch.path("config")])
         #expect(result.status == 1)
         #expect(result.errors.contains("bomb.yaml:"), "\(result.errors.prefix(500))")
         #expect(result.errors.contains("aliases expand to more than"))
@@ -107,24 +107,51 @@ struct StayingUpTests {
             "stubs/bodies/big.bin": String(repeating: "b", count: 4_096),
         ])
         let arguments = ["--stubs", scratch.path("stubs"), "--config", scratch.path("config")]
-        let refused = try ReadmeTests.run(["validate", "--max-body-file", "4095"] + arguments)
+        let refused = try OrreryProcess.run(["validate", "--max-body-file", "4095"] + arguments)
         #expect(refused.status == 1)
         #expect(refused.errors.contains("big.yaml:3: bodyFile 'bodies/big.bin' is 4096 bytes, over --max-body-file"), "\(refused.errors)")
-        let serve = try ReadmeTests.run(["serve", "--port", "0", "--max-body-file", "4095"] + arguments)
+        let serve = try OrreryProcess.run(["serve", "--port", "0", "--max-body-file", "4095"] + arguments)
         #expect(serve.status == 1)
         #expect(serve.errors.contains("big.yaml:3:"))
-        #expect(try ReadmeTests.run(["validate", "--max-body-file", "4096"] + arguments).status == 0)
+        #expect(try OrreryProcess.run(["validate", "--max-body-file", "4096"] + arguments).status == 0)
     }
 
     @Test("A file name with a line break or an escape cannot fake a line of validate's output")
     func escapedFileNames() throws {
         let name = "stubs/x.yaml\nstubs/fake.yaml:1: all is well\u{1B}[2K.yaml"
         let scratch = try Scratch([name: "request: { path: /a }\nresponse: { status: 700 }\n"])
-        let result = try ReadmeTests.run(["validate", "--stubs", scratch.path("stubs"), "--config", scratch.path("config")])
+        let result = try OrreryProcess.run(["validate", "--stubs", scratch.path("stubs"), "--config", scratch.path("config")])
         #expect(result.status == 1)
         let lines = result.errors.split(separator: "\n")
         #expect(!lines.contains { $0.hasPrefix("stubs/fake.yaml") }, "\(result.errors)")
         #expect(!result.errors.contains("\u{1B}"))
         #expect(result.errors.contains(#"x.yaml\nstubs/fake.yaml:1: all is well\u{1B}[2K.yaml:2: "#), "\(result.errors)")
+    }
+
+    @Test("A dashboard viewer that leaves frees its descriptor within a second")
+    func viewerLeaves() throws {
+        let scratch = try Scratch(["stubs/ok.json": Self.okStub])
+        let (orrery, port) = try HostileInputTests.serve(scratch, ["--threads", "1"])
+        let pid = orrery.process.processIdentifier
+        // No client yet (the start-up line says it listens): what is open now stays open.
+        let idle = Self.openDescriptors(pid)
+        for _ in 0..<3 {
+            var viewer = RawClient(port: port, timeout: 5)
+            viewer?.send("GET /__admin/requests/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
+            let head = viewer?.read(until: "retry: 2000\n\n\r\n") ?? ""
+            #expect(head.contains("text/event-stream"), "\(head)")
+            #expect(Self.openDescriptors(pid) == idle + 1)
+            viewer = nil
+            let start = ContinuousClock.now
+            #expect(OrreryProcess.waitFor(seconds: 5) { Self.openDescriptors(pid) == idle })
+            #expect(ContinuousClock.now - start < .seconds(1), "the descriptor stayed \(ContinuousClock.now - start)")
+        }
+        // A viewer that stays gets what is journaled meanwhile.
+        let viewer = try #require(RawClient(port: port, timeout: 5))
+        viewer.send("GET /__admin/requests/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        _ = viewer.read(until: "retry: 2000\n\n\r\n")
+        #expect(RawClient.get(port: port, "/ok") == "ok")
+        #expect(viewer.read(until: "\n\n\r\n").contains("event: exchange"))
+        #expect(orrery.stop(SIGTERM) == 0)
     }
 }

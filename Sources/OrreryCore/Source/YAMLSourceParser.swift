@@ -52,9 +52,11 @@ enum YAMLSourceParser {
         }
     }
 
-    private static func convert(_ node: Node, in source: SourceLines, budget: inout Budget) throws(JSONSyntaxError)
-        -> SourceNode
-    {
+    /// - Parameter parentLine: the line of the key or list that holds the node: an alias's node carries its
+    ///   anchor's line, and an error in what it expands to is reported where the alias is used, near enough.
+    private static func convert(
+        _ node: Node, in source: SourceLines, budget: inout Budget, parentLine: Int = 0
+    ) throws(JSONSyntaxError) -> SourceNode {
         let line = node.mark?.line ?? 0
         budget.nodes -= 1
         guard budget.nodes >= 0 else {
@@ -62,7 +64,7 @@ enum YAMLSourceParser {
         }
         switch node {
         case .scalar(let scalar):
-            try budget.spend(scalar.string.utf8.count, line: line)
+            try budget.spend(scalar.string.utf8.count, line: max(line, parentLine))
             var tag = Tag.Name(rawValue: node.tag.rawValue)
             if tag == .str, scalar.style == .plain {
                 let implicit = YAMLImplicitTag.of(scalar.string)
@@ -98,7 +100,9 @@ enum YAMLSourceParser {
             }
         case .sequence(let sequence):
             var items: [SourceNode] = []
-            for item in sequence { items.append(try convert(item, in: source, budget: &budget)) }
+            for item in sequence {
+                items.append(try convert(item, in: source, budget: &budget, parentLine: max(line, parentLine)))
+            }
             return SourceNode(.array(items), line: line)
         case .mapping(let mapping):
             var members: [(key: String, keyLine: Int, value: SourceNode)] = []
@@ -111,7 +115,8 @@ enum YAMLSourceParser {
                 if members.contains(where: { $0.key == keyScalar.string }) {
                     throw JSONSyntaxError(line: keyLine, message: "duplicate key '\(keyScalar.string)'")
                 }
-                members.append((keyScalar.string, keyLine, try convert(value, in: source, budget: &budget)))
+                members.append(
+                    (keyScalar.string, keyLine, try convert(value, in: source, budget: &budget, parentLine: keyLine)))
             }
             return SourceNode(.object(members), line: line)
         case .alias:
