@@ -154,4 +154,60 @@ struct StayingUpTests {
         #expect(viewer.read(until: "\n\n\r\n").contains("event: exchange"))
         #expect(orrery.stop(SIGTERM) == 0)
     }
+
+    /// A POST of JSON to the admin API on a new connection; the whole answer.
+    static func post(port: Int, _ path: String, _ json: String, timeout: Int = 60) -> String {
+        RawClient.exchange(
+            port: port,
+            "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(json.utf8.count)\r\nConnection: close\r\n\r\n\(json)",
+            timeout: timeout)
+    }
+
+    @Test("A heavy regex count over the journal runs a slice per loop turn: other requests on the loop go on")
+    func journalQueryYields() throws {
+        let scratch = try Scratch(["stubs/ok.json": Self.okStub])
+        let (orrery, port) = try HostileInputTests.serve(scratch, ["--threads", "1", "--max-uri-length", "65536"])
+        let long = "/" + String(repeating: "a", count: 20_000)
+        for _ in 0..<30 {
+            #expect(RawClient.exchange(port: port, "GET \(long) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").hasPrefix("HTTP/1.1 404"))
+        }
+        #expect(Self.post(port: port, "/__admin/requests/count", #"{"urlPattern": "/a+"}"#).contains(#""count" : 30"#)
+            || Self.post(port: port, "/__admin/requests/count", #"{"urlPattern": "/a+"}"#).contains(#""count": 30"#))
+        // Starts at every letter and keeps up to 1000 threads alive per byte: each entry uses up the regex budget.
+        let heavy = #"{"urlPattern": "[a-z][a-z]{0,999}0"}"#
+        let answer = AnswerBox()
+        let clock = ContinuousClock()
+        let start = clock.now
+        Thread.detachNewThread {
+            let text = Self.post(port: port, "/__admin/requests/count", heavy)
+            answer.set(text)
+        }
+        var slowest = Duration.zero
+        var probes = 0
+        while answer.value == nil, clock.now - start < .seconds(120) {
+            let probe = clock.now
+            #expect(RawClient.get(port: port, "/ok") == "ok")
+            slowest = max(slowest, clock.now - probe)
+            probes += 1
+        }
+        let total = clock.now - start
+        let text = answer.value ?? ""
+        #expect(text.hasPrefix("HTTP/1.1 200"), "\(text.prefix(300))")
+        #expect(text.contains("count"))
+        // Held whole, the loop would keep each probe waiting for most of the query; a slice at a time, for one entry.
+        #expect(probes >= 3, "\(probes) probes in \(total)")
+        #expect(slowest < total / 3, "a request waited \(slowest) while the query took \(total)")
+        #expect(orrery.stop(SIGTERM) == 0)
+    }
+}
+
+/// An answer another thread sets once.
+final class AnswerBox: @unchecked Sendable {
+    // Unchecked: `lock` guards `stored`, the only state.
+    private let lock = NSLock()
+    private var stored: String?
+
+    var value: String? { lock.withLock { stored } }
+
+    func set(_ text: String) { lock.withLock { stored = text } }
 }

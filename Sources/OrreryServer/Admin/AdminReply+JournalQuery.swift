@@ -29,7 +29,8 @@ private final class JournalQueryRun {
         // A client that left needs no answer: the rest of the journal is not searched for it.
         guard responder.isConnected else { return }
         guard query.advance() else {
-            responder.after(milliseconds: 0) { [self] in advance() }
+            // Not 0: libevent runs a job due now in the same pass, before it polls the sockets again.
+            responder.after(milliseconds: 1) { [self] in advance() }
             return
         }
         let reply = make(query.found)
