@@ -199,6 +199,58 @@ struct StayingUpTests {
         #expect(slowest < total / 3, "a request waited \(slowest) while the query took \(total)")
         #expect(orrery.stop(SIGTERM) == 0)
     }
+
+    @Test("The stubs folder is watched: a new file, a changed one and a file in a new subfolder are picked up")
+    func watchPicksUpChanges() throws {
+        let scratch = try Scratch(["stubs/ok.json": Self.okStub])
+        let (orrery, port) = try HostileInputTests.serve(scratch, ["--threads", "1", "--watch-interval", "100"])
+        #expect(RawClient.get(port: port, "/ok") == "ok")
+        try scratch.write("stubs/new.yaml", "request: { path: /new }\nresponse: { body: first }\n")
+        #expect(OrreryProcess.waitFor(seconds: 10) { RawClient.get(port: port, "/new") == "first" })
+        try scratch.write("stubs/new.yaml", "request: { path: /new }\nresponse: { body: second }\n")
+        #expect(OrreryProcess.waitFor(seconds: 10) { RawClient.get(port: port, "/new") == "second" })
+        try FileManager.default.createDirectory(atPath: scratch.path("stubs/a/b"), withIntermediateDirectories: true)
+        try scratch.write("stubs/a/b/deep.yaml", "request: { path: /deep }\nresponse: { body: deep }\n")
+        #expect(OrreryProcess.waitFor(seconds: 10) { RawClient.get(port: port, "/deep") == "deep" })
+        // A folder made after the first was: its own watch is added when its creation is read.
+        try FileManager.default.createDirectory(atPath: scratch.path("stubs/a/b/c"), withIntermediateDirectories: true)
+        #expect(OrreryProcess.waitFor(seconds: 10) { orrery.standardError.components(separatedBy: "stubs reloaded").count >= 5 })
+        try scratch.write("stubs/a/b/c/deeper.yaml", "request: { path: /deeper }\nresponse: { body: deeper }\n")
+        #expect(OrreryProcess.waitFor(seconds: 10) { RawClient.get(port: port, "/deeper") == "deeper" })
+        try FileManager.default.removeItem(atPath: scratch.path("stubs/new.yaml"))
+        #expect(OrreryProcess.waitFor(seconds: 10) { !RawClient.exchange(port: port, "GET /new HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").hasPrefix("HTTP/1.1 200") })
+        #expect(orrery.stop(SIGTERM) == 0)
+    }
+
+    @Test("An idle daemon watching 20,000 files uses no CPU")
+    func idleWatchCPU() throws {
+        let scratch = try Scratch(["stubs/ok.json": Self.okStub])
+        // 100 folders of 200 body files, made by the shell's builtins (a loop of open(2) here took 20 s).
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        shell.arguments = [
+            "-c",
+            #"mkdir -p "$0" && cd "$0" && for d in $(seq 0 99); do mkdir f$d; for i in $(seq 0 199); do : > f$d/b$i.json; done; done"#,
+            scratch.path("stubs/bodies"),
+        ]
+        try shell.run()
+        shell.waitUntilExit()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path("stubs/bodies/f99")).count == 200)
+        let (orrery, port) = try HostileInputTests.serve(scratch, ["--threads", "1", "--watch-interval", "200"])
+        let pid = orrery.process.processIdentifier
+        #expect(RawClient.get(port: port, "/ok") == "ok")
+        let before = Self.cpuTicks(pid)
+        let start = ContinuousClock.now
+        // Not waiting for the server: measuring what it does while nothing happens, over five watch intervals and more.
+        Thread.sleep(forTimeInterval: 3)
+        let used = Self.cpuTicks(pid) - before
+        let elapsed = ContinuousClock.now - start
+        // Clock ticks are hundredths of a second: a walk of the files every 200 ms took most of a core.
+        #expect(used <= 10, "\(used) ticks of CPU in \(elapsed) while idle")
+        try scratch.write("stubs/bodies/f7/b7.json", "[1]")
+        #expect(OrreryProcess.waitFor(seconds: 10) { orrery.standardError.contains("stubs reloaded") })
+        #expect(orrery.stop(SIGTERM) == 0)
+    }
 }
 
 /// An answer another thread sets once.

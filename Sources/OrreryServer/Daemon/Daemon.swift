@@ -196,14 +196,11 @@ public final class Daemon: Sendable {
             } : nil
         var watcher: RepeatingTimer?
         if configuration.watchIntervalMilliseconds > 0 {
-            var fingerprint = registry.watchedFolders.map { FolderFingerprint(folder: $0.folder, excluding: $0.excluding) }
+            var changes = FolderChanges(folders: registry.watchedFolders, logger: logger)
             watcher = try RepeatingTimer(loop: control, intervalMilliseconds: configuration.watchIntervalMilliseconds) {
                 [self] in
                 let folders = registry.watchedFolders
-                let current = folders.map { FolderFingerprint(folder: $0.folder, excluding: $0.excluding) }
-                // A listing cut short by a lack of file descriptors says nothing about the files: try again later.
-                guard !current.contains(nil), current != fingerprint else { return }
-                fingerprint = current
+                guard changes.check(folders) else { return }
                 reload(reason: "files changed under \(folders.map(\.folder).joined(separator: " or "))")
             }
         }
