@@ -77,4 +77,34 @@ struct LoadBoundsTests {
         #expect(SourceError(file: "stubs/é.yaml", line: 1, message: "m").description == "stubs/é.yaml:1: m")
         #expect(EscapedText.escaped("a\u{202E}b") == #"a\u{202E}b"#)
     }
+
+    @Test("Every template error of a body is reported, sorted by line, not only the first")
+    func everyTemplateError() {
+        let json = StubText.errors(
+            """
+            request: { path: /a }
+            response:
+              template: true
+              json:
+                b: "{{request.nope}}"
+                a: [ "{{requst.path}}", "{{request.path}}" ]
+                c: "{{params.id}} {{now}} {{uuid.x}}"
+            """, as: .yaml)
+        #expect(json.map(\.line) == [5, 6, 7, 7], "\(json)")
+        #expect(json.allSatisfy { $0.message.hasPrefix("template: ") })
+        let text = StubText.errors(
+            """
+            request: { path: /a }
+            response:
+              template: true
+              body: |
+                {{request.methd}}
+                fine {{request.path}}
+                {{#request.pathSegments}}{{.}}{{/request.pathSegments}} {{reqest.path}}
+            """, as: .yaml)
+        #expect(text.map(\.line) == [5, 7], "\(text)")
+        let structural = StubText.errors(
+            "request: { path: /a }\nresponse:\n  template: true\n  body: \"{{nope}} {{#request.path}}\"\n", as: .yaml)
+        #expect(structural.count == 2, "\(structural)")
+    }
 }

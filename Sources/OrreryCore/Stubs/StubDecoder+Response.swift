@@ -151,18 +151,20 @@ extension StubDecoder {
     /// Compiles a body or header template, reporting an error at its line in the stub file.
     private mutating func compile(_ text: String, _ compiler: TemplateCompiler, line: Int) -> Template? {
         do {
-            return try compiler.compile(text)
+            return try compiler.compileReportingAll(text)
         } catch {
-            fail(TemplateCompiler.fileLine(of: error, in: text, at: line, isYAML: isYAML), "template: \(error.message)")
+            for error in error.errors {
+                fail(TemplateCompiler.fileLine(of: error, in: text, at: line, isYAML: isYAML), "template: \(error.message)")
+            }
             return nil
         }
     }
 
     private mutating func compileJSON(_ node: SourceNode, _ compiler: TemplateCompiler) -> Template? {
         do {
-            return try compiler.compileJSON(node, isYAML: isYAML)
+            return try compiler.compileJSONReportingAll(node, isYAML: isYAML)
         } catch {
-            fail(error.line, "template: \(error.message)")
+            for error in error.errors { fail(error.line, "template: \(error.message)") }
             return nil
         }
     }
@@ -173,9 +175,9 @@ extension StubDecoder {
             return nil
         }
         do {
-            return try compiler.compile(text)
+            return try compiler.compileReportingAll(text)
         } catch {
-            fail(line, "template in bodyFile '\(relative)', line \(error.line): \(error.message)")
+            for error in error.errors { fail(line, "template in bodyFile '\(relative)', line \(error.line): \(error.message)") }
             return nil
         }
     }
