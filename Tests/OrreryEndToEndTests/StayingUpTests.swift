@@ -251,6 +251,23 @@ struct StayingUpTests {
         #expect(OrreryProcess.waitFor(seconds: 10) { orrery.standardError.contains("stubs reloaded") })
         #expect(orrery.stop(SIGTERM) == 0)
     }
+
+    @Test("Inside an intercepted tunnel, a client that never starts its TLS handshake is closed after --header-timeout")
+    func silentTLSInTunnel() throws {
+        let scratch = try Scratch(["stubs/ok.json": Self.okStub])
+        let (orrery, port) = try HostileInputTests.serve(
+            scratch, ["--threads", "1", "--mitm", "--ca-dir", scratch.path("ca"), "--header-timeout", "1s", "--offline"])
+        let client = try #require(RawClient(port: port, timeout: 20))
+        client.send("CONNECT api.example.test:443 HTTP/1.1\r\nHost: api.example.test:443\r\n\r\n")
+        let head = client.read(until: "\r\n\r\n")
+        #expect(head.hasPrefix("HTTP/1.1 200"), "\(head)")
+        let start = ContinuousClock.now
+        let rest = client.readToEnd()
+        let held = ContinuousClock.now - start
+        #expect(rest.isClosed)
+        #expect(held < .seconds(4), "a silent TLS client was held \(held)")
+        #expect(orrery.stop(SIGTERM) == 0)
+    }
 }
 
 /// An answer another thread sets once.

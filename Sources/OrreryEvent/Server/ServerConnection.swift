@@ -481,6 +481,9 @@ final class ServerConnection {
     }
 
     func updateTimer() {
+        // The handshake's own deadline (the header timeout) stands until it ends: the CONNECT's answer draining
+        // meanwhile must not trade it for the idle timeout.
+        guard !isHandshaking else { return }
         let wanted = machine.timeout
         if wanted == armedTimeout {
             if wanted == .idle || wanted == .body { noteActivity() }
