@@ -1,9 +1,13 @@
+import Glibc
 import Logging
 
 /// What the daemon's watch asks each interval: inotify when the kernel allows it, else a walk of the files.
 struct FolderChanges {
     private var watcher: FolderWatcher?
     private var fingerprint: [FolderFingerprint?] = []
+    /// A change read while the daemon had no descriptors to spare: reloading then would fail to read the files,
+    /// and the kernel will not report the change again, so it waits here for descriptors.
+    private var isPending = false
     private let logger: Logger
 
     init(folders: FolderWatcher.Folders, logger: Logger) {
@@ -30,7 +34,12 @@ struct FolderChanges {
                 start(folders)
                 return true
             }
-            let changed = watcher.hasChanges()
+            let changed = watcher.hasChanges() || isPending
+            if changed, !Self.hasSpareDescriptors() {
+                isPending = true
+                return false
+            }
+            isPending = false
             if let failure = watcher.failure {
                 // A folder made since could not be watched: from now on the files are walked.
                 logger.warning("\(failure); checking the files by walking them instead")
@@ -44,6 +53,18 @@ struct FolderChanges {
         // A listing cut short by a lack of file descriptors says nothing about the files: try again later.
         guard !current.contains(nil), current != fingerprint else { return false }
         fingerprint = current
+        return true
+    }
+
+    /// Whether a reload could open the files it reads: a few descriptors are taken and given back at once.
+    static func hasSpareDescriptors(_ count: Int = 8) -> Bool {
+        var taken: [Int32] = []
+        defer { taken.forEach { close($0) } }
+        for _ in 0..<count {
+            let fd = dup(STDERR_FILENO)
+            guard fd >= 0 else { return errno != EMFILE && errno != ENFILE }
+            taken.append(fd)
+        }
         return true
     }
 }
