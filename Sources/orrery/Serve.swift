@@ -136,6 +136,9 @@ struct Serve: ParsableCommand {
     @Option(help: ArgumentHelp("Bytes of each request and response body the journal captures.", valueName: "bytes"))
     var journalBodyLimit = 64 * 1024
 
+    @Option(help: ArgumentHelp("Bytes a response template may render per request; more is a 500 saying so.", valueName: "bytes"))
+    var templateMaxBytes = TemplateBudget.defaultMaximumBytes
+
     @OptionGroup var redaction: RedactionOptions
 
     @Option(help: ArgumentHelp("Write every exchange to FILE as JSON Lines, as it happens (redacted like the journal).", valueName: "file"))
@@ -187,7 +190,7 @@ struct Serve: ParsableCommand {
             throw ValidationError("--idle-timeout, --header-timeout and --body-timeout must be positive.")
         }
         guard maxConnections > 0 else { throw ValidationError("--max-connections must be positive.") }
-        guard maxBodySize > 0, maxHeaderSize > 0, maxUriLength > 0 else {
+        guard maxBodySize > 0, maxHeaderSize > 0, maxUriLength > 0, templateMaxBytes > 0 else {
             throw ValidationError("Size limits must be positive.")
         }
         if record != nil, recordMode != .none, offline || noProxy {
@@ -217,6 +220,7 @@ struct Serve: ParsableCommand {
         configuration.http.maxConnectionsPerLoop = maxConnections
         configuration.drainTimeoutMilliseconds = drainTimeout.milliseconds
         configuration.stubsFolder = sources.stubs
+        configuration.maximumBodyFileBytes = sources.maxBodyFile
         // The default folder may not exist in a new project: no stubs, and a warning. One named with --stubs must.
         configuration.allowsMissingStubsFolder = !sources.isStubsFolderGiven
         configuration.persistsEnvironmentChoices = !ignoreEnvState
@@ -239,6 +243,7 @@ struct Serve: ParsableCommand {
         configuration.journal.maximumEntries = journalEntries
         configuration.journal.maximumBytes = journalBytes
         configuration.journal.maximumBodyBytes = journalBodyLimit
+        configuration.templateBudget.maximumBytes = templateMaxBytes
         configuration.redactedHeaders = redaction.headers
         configuration.redactedQueryParameters = redaction.queryParameters
         configuration.redactedJSONFields = redaction.jsonFields
