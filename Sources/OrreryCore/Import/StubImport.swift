@@ -1,0 +1,116 @@
+/// What an import from another tool's format made: stub files to write, and what it could not convert.
+///
+/// The converters read a parsed document and never touch the file system; `orrery import` writes the files.
+public struct StubImport: Sendable {
+    /// One entry of the input that was left out, or imported with a difference, named by its place in the input.
+    public struct Problem: Sendable, CustomStringConvertible {
+        public var place: String
+        public var reason: String
+
+        public var description: String { "\(place): \(reason)" }
+    }
+
+    /// What the input's entries are called (`pairs`, `examples`, `expectations`), for `Imported N of M pairs`.
+    public var unit: String
+    public var files: [ImportedFile] = []
+    public var entryCount = 0
+    public var importedCount = 0
+    /// Entries that were not imported, and why.
+    public var skipped: [Problem] = []
+    /// Entries that were imported but answer differently from the source in some way, and how.
+    public var warnings: [Problem] = []
+
+    public init(unit: String) {
+        self.unit = unit
+    }
+
+    mutating func skip(_ place: String, _ reason: String) {
+        skipped.append(Problem(place: place, reason: reason))
+    }
+
+    mutating func warn(_ place: String, _ reason: String) {
+        warnings.append(Problem(place: place, reason: reason))
+    }
+}
+
+/// Why an input cannot be imported at all (not the format named, or unreadable).
+public struct ImportError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// One stub file an import writes, with the body files its stubs refer to.
+public struct ImportedFile: Sendable {
+    /// Bodies larger than this go to body files, to keep stub files readable.
+    public static let inlineBodyLimit = 4096
+
+    /// The path under the output folder (`orders.yaml`, `shop/orders.yaml`).
+    public let path: String
+    public private(set) var text: String
+    public private(set) var stubCount = 0
+    /// Paths relative to the output folder.
+    public private(set) var bodyFiles: [(path: String, bytes: [UInt8])] = []
+
+    public init(path: String, comment: String) {
+        self.path = path
+        text = comment.split(separator: "\n", omittingEmptySubsequences: false).map { "# " + $0 + "\n" }.joined()
+    }
+
+    mutating func add(_ members: [(String, YAMLText.Value)]) {
+        YAMLText.listItem(members, indent: 0, into: &text)
+        stubCount += 1
+    }
+
+    /// `body: text` for a short UTF-8 body, else `bodyFile:` naming a new body file beside the stub file.
+    mutating func body(_ bytes: [UInt8], contentType: String?) -> (String, YAMLText.Value) {
+        if bytes.count <= Self.inlineBodyLimit, let text = String(validating: bytes, as: UTF8.self) {
+            return ("body", .text(text))
+        }
+        let stem = path.split(separator: "/").last.map { String($0.split(separator: ".").first ?? $0) } ?? "stubs"
+        let folder = path.split(separator: "/").dropLast().joined(separator: "/")
+        let relative = "bodies/\(stem)/\(bodyFiles.count + 1).\(Self.fileExtension(contentType, bytes))"
+        bodyFiles.append(((folder.isEmpty ? "" : folder + "/") + relative, bytes))
+        return ("bodyFile", .scalar(relative))
+    }
+
+    static func fileExtension(_ contentType: String?, _ bytes: [UInt8]) -> String {
+        let type = contentType?.lowercased() ?? ""
+        if type.contains("json") { return "json" }
+        if type.contains("xml") { return "xml" }
+        if type.contains("html") { return "html" }
+        if type.contains("javascript") { return "js" }
+        if type.contains("css") { return "css" }
+        if type.hasPrefix("image/png") { return "png" }
+        if type.hasPrefix("image/jpeg") { return "jpg" }
+        if type.hasPrefix("text/") || String(validating: bytes, as: UTF8.self) != nil { return "txt" }
+        return "bin"
+    }
+
+    /// A name for a file made from a collection or folder name: letters, digits, `-` and `_`, lower case.
+    public static func fileName(_ name: String, fallback: String) -> String {
+        var out = ""
+        var lastWasDash = false
+        for character in name.lowercased() {
+            if character.isASCII && (character.isLetter || character.isNumber || character == "_") {
+                out.append(character)
+                lastWasDash = false
+            } else if !lastWasDash && !out.isEmpty {
+                out.append("-")
+                lastWasDash = true
+            }
+        }
+        while out.hasSuffix("-") { out.removeLast() }
+        return out.isEmpty ? fallback : String(out.prefix(80))
+    }
+}
+
+extension YAMLText.Value {
+    /// A JSON value as YAML: a flow collection for lists and objects, text for a string.
+    static func jsonValue(_ value: JSONValue) -> YAMLText.Value {
+        if case .string(let text) = value { return .scalar(text) }
+        return .json(value)
+    }
+}
