@@ -28,15 +28,22 @@ public enum HoverflyImport {
         let delays = GlobalDelays(document["data"]?["globalActions"])
         var seen: [String: Int] = [:]
         seen.reserveCapacity(pairs.count)
+        var converted: [(members: [(String, YAMLText.Value)], score: Int)] = []
         for (offset, pair) in pairs.enumerated() {
             let place = "pair \(offset + 1) (data.pairs[\(offset)])"
             guard let request = pair["request"], let response = pair["response"] else {
                 result.skip(place, "it has no request or no response")
                 continue
             }
-            let key = request.encoded
+            // Stubs do not match the scheme: pairs that differ only by it are one request here.
+            var withoutScheme = request
+            if case .object(let members) = request { withoutScheme = .object(members.filter { $0.0 != "scheme" }) }
+            let key = withoutScheme.encoded
             if let first = seen[key] {
-                result.skip(place, "the same request as pair \(first), which Hoverfly answers first")
+                let reason = key == pairs[first - 1]["request"]?.encoded || request["scheme"] == nil
+                    ? "the same request as pair \(first), which Hoverfly answers first"
+                    : "the same request as pair \(first) but for the scheme, which stubs do not match"
+                result.skip(place, reason)
                 continue
             }
             seen[key] = offset + 1
@@ -44,15 +51,48 @@ public enum HoverflyImport {
             do throws(ImportError) {
                 let members = try converter.stub(request: request, response: response)
                 file = converter.file
-                file.add(members)
+                converted.append((members, score(request)))
                 result.importedCount += 1
                 for warning in converter.warnings { result.warn(place, warning) }
             } catch {
                 result.skip(place, error.description)
             }
         }
+        // Hoverfly answers with the pair that matches on the most fields; a priority for each score says the same.
+        let scores = Set(converted.map(\.score)).sorted(by: >)
+        for (members, score) in converted {
+            guard scores.count > 1, let rank = scores.firstIndex(of: score) else {
+                file.add(members)
+                continue
+            }
+            file.add(members + [("priority", .number(rank + 1))])
+        }
         if file.stubCount > 0 { result.files.append(file) }
         return result
+    }
+
+    /// How many matchers a pair has, as Hoverfly's strongest match counts them: one for each matcher of a field,
+    /// header, query parameter or form field, and one for each state key.
+    static func score(_ request: JSONValue) -> Int {
+        func count(_ field: JSONValue?) -> Int {
+            switch field {
+            case .array(let items)?: return items.reduce(0) { total, item in
+                    if item["matcher"]?.stringValue == "form", case .object(let fields)? = item["value"] {
+                        return total + fields.reduce(0) { $0 + count($1.1) }
+                    }
+                    return total + 1
+                }
+            case .object(let members)?:
+                if members.contains(where: { $0.0.hasSuffix("Match") }) { return members.filter { $0.1 != .null }.count }
+                return members.reduce(0) { $0 + max(1, count($1.1)) }
+            case .string?: return 1
+            default: return 0
+            }
+        }
+        var total = 0
+        for field in ["method", "destination", "path", "scheme", "query", "headers", "body"] { total += count(request[field]) }
+        if case .object(let state)? = request["requiresState"] { total += state.count }
+        return total
     }
 
     /// One Hoverfly request matcher, whatever the schema version wrote it as.
@@ -191,7 +231,7 @@ private struct PairConverter {
 
         if let query = try self.query(request["query"]), !query.isEmpty { conditions.append(("query", .mapping(query))) }
         headers += try self.headers(request["headers"])
-        if !headers.isEmpty { conditions.append(("headers", .mapping(headers))) }
+        if !headers.isEmpty { conditions.append(("headers", .mapping(HeaderConditions.merged(headers)))) }
         if let body = try self.body(request["body"]) { conditions.append(("body", body)) }
 
         var stub: Members = [("name", .scalar(String(name.prefix(160)))), ("request", .mapping(conditions))]
@@ -207,6 +247,7 @@ private struct PairConverter {
     }
 
     // MARK: Request fields
+
 
     /// Query matchers: v5 names each parameter; older schemas match the whole query string.
     mutating func query(_ field: JSONValue?) throws(ImportError) -> Members? {
@@ -468,5 +509,37 @@ private struct PairConverter {
             if pattern.matches(host + path) { return rule.delay }
         }
         return nil
+    }
+}
+
+/// Header conditions of a stub, several on one header joined into one `allOf`.
+enum HeaderConditions {
+    /// A value operator as the operands of an `allOf` it joins.
+    static func allOfOperands(_ value: YAMLText.Value) -> [YAMLText.Value] {
+        switch value {
+        case .scalar(let text):
+            return [.mapping([("equalTo", .scalar(text))])]
+        case .mapping(let inner):
+            if inner.count == 1, inner[0].0 == "allOf" {
+                if case .list(let items) = inner[0].1 { return items }
+            }
+            return [value]
+        default:
+            return [value]
+        }
+    }
+
+    /// Conditions on the same header (names without regard to case) as one `allOf`.
+    static func merged(_ members: [(String, YAMLText.Value)]) -> [(String, YAMLText.Value)] {
+        var out: [(String, YAMLText.Value)] = []
+        for (name, value) in members {
+            guard let index = out.firstIndex(where: { $0.0.lowercased() == name.lowercased() }) else {
+                out.append((name, value))
+                continue
+            }
+            let operands = Self.allOfOperands(out[index].1) + Self.allOfOperands(value)
+            out[index].1 = .mapping([("allOf", .list(operands))])
+        }
+        return out
     }
 }

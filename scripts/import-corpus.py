@@ -1,0 +1,276 @@
+#!/usr/bin/env python3
+"""Imports every file of the corpora under Tests/Fixtures/import/ with `orrery import FORMAT`, serves each result
+with a real daemon on 127.0.0.1, sends each entry's own request and checks the answer against what the entry says
+its source tool answers (status, and body unless the answer is a template). Prints a Markdown table per format
+(the one in docs/importing.md) and exits 1 when an imported entry answers otherwise.
+
+    scripts/import-corpus.py                       # every format, the debug build's orrery
+    scripts/import-corpus.py --format hoverfly     # one format
+    scripts/import-corpus.py --orrery PATH         # another binary
+
+An entry whose request cannot be made from the file (a regex or JSONPath is all it says of the path or body) is
+counted as imported but not sent.
+"""
+import argparse
+import base64
+import collections
+import glob
+import http.client
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HOST = "127.0.0.1"
+
+
+class Unsendable(Exception):
+    """The entry's request cannot be built from what the file says."""
+
+
+class Daemon:
+    def __init__(self, orrery, stubs, scratch):
+        ready = os.path.join(scratch, "ready")
+        self.log = open(os.path.join(scratch, "stderr.log"), "w+")
+        self.process = subprocess.Popen(
+            [orrery, "serve", "--host", HOST, "--port", "0", "--stubs", stubs, "--config", os.path.join(scratch, "none"),
+             "--offline", "--ready-file", ready], stdout=subprocess.DEVNULL, stderr=self.log)
+        deadline = time.time() + 30
+        self.port = None
+        while time.time() < deadline and self.process.poll() is None:
+            if os.path.exists(ready) and open(ready).read().strip():
+                self.port = json.load(open(ready))["port"]
+                break
+            time.sleep(0.02)
+        if self.port is None:
+            self.log.seek(0)
+            raise RuntimeError("the daemon did not start: " + self.log.read()[-2000:])
+
+    def send(self, method, target, headers, body):
+        connection = http.client.HTTPConnection(HOST, self.port, timeout=10)
+        try:
+            connection.putrequest(method, target, skip_host=True, skip_accept_encoding=True)
+            for name, value in headers:
+                connection.putheader(name, value)
+            if not any(name.lower() == "host" for name, _ in headers):
+                connection.putheader("Host", "%s:%d" % (HOST, self.port))
+            if body or method in ("POST", "PUT", "PATCH"):
+                connection.putheader("Content-Length", str(len(body)))
+            connection.endheaders(body)
+            response = connection.getresponse()
+            return response.status, response.read()
+        finally:
+            connection.close()
+
+    def admin(self, method, path, body=b""):
+        return self.send(method, path, [("Content-Type", "application/json")], body)
+
+    def stop(self):
+        self.process.terminate()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+# Hoverfly ------------------------------------------------------------------------------------------------------
+
+
+def hoverfly_matchers(field):
+    """[(kind, value)] of one field, whatever the schema version."""
+    if field is None:
+        return []
+    if isinstance(field, str):
+        return [("exact", field)]
+    if isinstance(field, list):
+        return [(item.get("matcher", "").lower(), item.get("value")) for item in field]
+    if isinstance(field, dict):
+        return [(key[:-5].lower(), value) for key, value in field.items() if key.endswith("Match") and value is not None]
+    return []
+
+
+def hoverfly_value(field, what, default=None):
+    """A value that satisfies the field's matchers (the exact one, a glob with its stars filled)."""
+    value = None
+    for kind, expected in hoverfly_matchers(field):
+        if kind == "exact":
+            value = expected
+        elif kind == "glob" and isinstance(expected, str):
+            value = expected.replace("*", "x") if value is None else value
+        elif kind in ("json", "jsonpartial", "xml"):
+            value = expected
+        elif kind == "array" and isinstance(expected, list):
+            value = expected
+        elif kind == "regex" and expected in (".*", ""):
+            continue
+        else:
+            raise Unsendable("%s: a %s matcher" % (what, kind))
+    return default if value is None else value
+
+
+def hoverfly_cases(path):
+    document = json.load(open(path))
+    folder = os.path.dirname(path)
+    cases = []
+    for pair in document["data"]["pairs"]:
+        request, response = pair.get("request", {}), pair.get("response", {})
+        try:
+            method = hoverfly_value(request.get("method"), "method", "GET")
+            host = hoverfly_value(request.get("destination"), "destination")
+            target = urllib.parse.quote(hoverfly_value(request.get("path"), "path", "/"), safe="/:@!$&'()*+,;=-._~")
+            query = request.get("query")
+            items = []
+            if isinstance(query, dict) and not any(key.endswith("Match") for key in query):
+                for name, field in query.items():
+                    value = hoverfly_value(field, "query " + name, "")
+                    for one in (value if isinstance(value, list) else [value]):
+                        items.append((name, one))
+                if items:
+                    target += "?" + urllib.parse.urlencode(items)
+            else:
+                text = hoverfly_value(query, "query", "")
+                if text:
+                    target += "?" + text
+            headers = [] if host is None else [("Host", host)]
+            for name, field in (request.get("headers") or {}).items():
+                if isinstance(field, list) and all(isinstance(item, str) for item in field):
+                    headers += [(name, value) for value in field]
+                else:
+                    value = hoverfly_value(field, "header " + name, "")
+                    headers += [(name, one) for one in (value if isinstance(value, list) else [value])]
+            body = request.get("body")
+            form = [value for kind, value in hoverfly_matchers(body) if kind == "form"]
+            if form:
+                fields = [(name, hoverfly_value(field, "form " + name, "")) for name, field in form[0].items()]
+                data = urllib.parse.urlencode(fields).encode()
+                headers.append(("Content-Type", "application/x-www-form-urlencoded"))
+            else:
+                data = (hoverfly_value(body, "body", "") or "").encode()
+            state = {}
+            for key, value in (request.get("requiresState") or {}).items():
+                state[key] = "Started" if "sequence:" in key and value == "1" else value
+        except Unsendable as reason:
+            cases.append({"unsendable": str(reason)})
+            continue
+        if response.get("bodyFile"):
+            try:
+                expected = open(os.path.join(folder, response["bodyFile"]), "rb").read()
+            except OSError:
+                expected = None
+        elif response.get("encodedBody"):
+            expected = base64.b64decode(response.get("body", ""))
+        else:
+            expected = (response.get("body") or "").encode()
+        cases.append({"method": method, "target": target, "headers": headers, "body": data, "state": state,
+                      "status": response.get("status", 200), "expected": None if response.get("templated") else expected})
+    return cases
+
+
+# Running -------------------------------------------------------------------------------------------------------
+
+FORMATS = {"hoverfly": (hoverfly_cases, "pairs")}
+
+
+def reason_kind(line):
+    """The reason of a skipped entry without its particulars, to count alike reasons together."""
+    reason = line.split(": ", 2)[-1] if ": " in line else line
+    reason = re.sub(r"\{\{.*?\}\}", "{{...}}", reason)
+    reason = re.sub(r"(pair|example|expectation) \d+", r"\1 N", reason)
+    reason = re.sub(r"'[^']*'|\"[^\"]*\"", "'...'", reason)
+    return reason.replace("; skipped", "").strip()
+
+
+def run_format(orrery, name, verbose):
+    build_cases, unit = FORMATS[name]
+    files = sorted(glob.glob(os.path.join(ROOT, "Tests/Fixtures/import", name, "*.json")))
+    totals = collections.Counter()
+    skipped_reasons = collections.Counter()
+    failures = []
+    for path in files:
+        scratch = tempfile.mkdtemp(prefix="orrery-import-corpus-")
+        try:
+            out = os.path.join(scratch, "stubs")
+            result = subprocess.run([orrery, "import", name, path, "--out", out], capture_output=True, text=True)
+            match = re.search(r"Imported (\d+) of (\d+)", result.stdout)
+            imported = int(match.group(1)) if match else 0
+            entries = int(match.group(2)) if match else len(build_cases(path))
+            totals["entries"] += entries
+            totals["imported"] += imported
+            skipped_lines = [line for line in result.stderr.splitlines() if line.endswith("; skipped")]
+            for line in skipped_lines:
+                skipped_reasons[reason_kind(line)] += 1
+            if not imported:
+                continue
+            skipped_places = {int(m.group(1)) for m in (re.search(r": \w+ (\d+)", line) for line in skipped_lines) if m}
+            try:
+                daemon = Daemon(orrery, out, scratch)
+            except RuntimeError as error:
+                failures.append("%s: %s" % (os.path.basename(path), error))
+                continue
+            try:
+                for position, case in enumerate(build_cases(path), start=1):
+                    if position in skipped_places:
+                        continue
+                    if "unsendable" in case:
+                        totals["unsent"] += 1
+                        continue
+                    daemon.admin("POST", "/__admin/scenarios/reset")
+                    for key, state in case["state"].items():
+                        daemon.admin("PUT", "/__admin/scenarios/" + urllib.parse.quote(key, safe=""),
+                                     json.dumps({"state": state}).encode())
+                    status, body = daemon.send(case["method"], case["target"], case["headers"], case["body"])
+                    holds = status == case["status"] and (case["expected"] is None or body == case["expected"])
+                    if holds:
+                        totals["answered"] += 1
+                    else:
+                        failures.append("%s %s %d: %s %s answered %d %r, expected %d %r" % (
+                            os.path.basename(path), unit[:-1], position, case["method"], case["target"], status,
+                            body[:120], case["status"], (case["expected"] or b"")[:120]))
+            finally:
+                daemon.stop()
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+    return files, totals, skipped_reasons, failures
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--orrery", help="the orrery binary (default: the debug build)")
+    parser.add_argument("--format", choices=sorted(FORMATS), action="append")
+    parser.add_argument("--verbose", action="store_true")
+    options = parser.parse_args()
+    orrery = options.orrery or os.path.join(
+        subprocess.check_output(["swift", "build", "--show-bin-path"], cwd=ROOT, text=True).strip(), "orrery")
+    failed = False
+    for name in options.format or sorted(FORMATS):
+        files, totals, reasons, failures = run_format(orrery, name, options.verbose)
+        unit = FORMATS[name][1]
+        entries = totals["entries"]
+        share = lambda n: "%d (%.0f%%)" % (n, 100.0 * n / entries) if entries else "0"
+        print("### %s: %d files, %d %s\n" % (name, len(files), entries, unit))
+        print("| | %s |\n|---|---|" % unit)
+        print("| imported | %s |" % share(totals["imported"]))
+        print("| imported, sent and answered as the source says | %s |" % share(totals["answered"]))
+        print("| imported, request not made by this script (regex, JSONPath or XPath only) | %s |" % share(totals["unsent"]))
+        print("| imported, answered otherwise | %s |" % share(len(failures)))
+        print("| not imported | %s |\n" % share(entries - totals["imported"]))
+        if reasons:
+            print("| not imported because | %s |\n|---|---|" % unit)
+            for reason, count in reasons.most_common():
+                print("| %s | %d |" % (reason.replace("|", "\\|"), count))
+            print()
+        for failure in failures:
+            print("- " + failure)
+            failed = True
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
