@@ -173,9 +173,66 @@ def hoverfly_cases(path):
     return cases
 
 
+# Postman -------------------------------------------------------------------------------------------------------
+
+
+def postman_cases(path):
+    document = json.load(open(path))
+    variables = {v.get("key", v.get("id")): str(v.get("value", "")) for v in document.get("variable", [])}
+
+    def resolve(text):
+        return re.sub(r"\{\{([^}]*)\}\}", lambda m: variables.get(m.group(1), "{{" + m.group(1) + "}}"), text)
+
+    cases = []
+    seen = set()
+
+    def walk(items):
+        for item in items:
+            if "item" in item:
+                walk(item["item"])
+                continue
+            for example in item.get("response", item.get("responses", [])) or []:
+                request = example.get("originalRequest") or item.get("request") or {}
+                if isinstance(request, str):
+                    request = {"url": request}
+                url = request.get("url", "/")
+                if isinstance(url, dict):
+                    raw = url.get("raw")
+                    if raw is None:
+                        raw = "/" + "/".join(url.get("path", []))
+                        query = [q for q in url.get("query", []) if not q.get("disabled")]
+                        if query:
+                            raw += "?" + "&".join("%s=%s" % (q["key"], q.get("value") or "") for q in query)
+                else:
+                    raw = url
+                raw = resolve(raw)
+                raw = raw.split("://", 1)[1] if "://" in raw else raw.lstrip("/") if raw.startswith("//") else raw
+                if not raw.startswith("/"):
+                    raw = raw[len(re.match(r"[^/?]*", raw).group(0)):]
+                target, _, query = raw.partition("?")
+                segments = []
+                for segment in target.split("/")[1:]:
+                    if segment.startswith(":") or re.fullmatch(r"\{\{.*\}\}", segment):
+                        segment = "7"
+                    segments.append(urllib.parse.quote(urllib.parse.unquote(segment), safe=":@!$&'()*+,;=-._~"))
+                target = "/" + "/".join(segments)
+                if query:
+                    target += "?" + query
+                method = (request.get("method") or "GET").upper()
+                headers = []
+                key = (method, target)
+                if key in seen:
+                    headers.append(("x-mock-response-name", example.get("name", "")))
+                seen.add(key)
+                cases.append({"method": method, "target": target, "headers": headers, "body": b"", "state": {},
+                              "status": example.get("code", 200), "expected": (example.get("body") or "").encode()})
+    walk(document.get("item", []))
+    return cases
+
+
 # Running -------------------------------------------------------------------------------------------------------
 
-FORMATS = {"hoverfly": (hoverfly_cases, "pairs")}
+FORMATS = {"hoverfly": (hoverfly_cases, "pairs"), "postman": (postman_cases, "examples")}
 
 
 def reason_kind(line):

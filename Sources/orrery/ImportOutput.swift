@@ -22,7 +22,7 @@ enum ImportOutput {
     /// Prints the problems and the summary, writes the files; exits non-zero when nothing was imported.
     static func finish(_ result: StubImport, input: String, out: String, isOverwriting: Bool) throws {
         for problem in result.skipped { Console.error("\(input): \(problem); skipped") }
-        for problem in result.warnings { Console.error("\(input): \(problem) (imported)") }
+        for problem in result.warnings { Console.error("\(input): \(problem)") }
         guard result.importedCount > 0 else {
             Console.error("orrery: nothing imported from \(input) (\(result.entryCount) \(result.unit)); \(out) left as it was")
             throw ExitCode(1)
