@@ -230,9 +230,168 @@ def postman_cases(path):
     return cases
 
 
+# MockServer ----------------------------------------------------------------------------------------------------
+
+REGEX_CHARACTERS = set("^$.*+?()[]{}|\\")
+
+
+def mockserver_plain(text, what):
+    if set(text) & REGEX_CHARACTERS - {"."} or text.startswith("!"):
+        raise Unsendable("%s: a pattern" % what)
+    return text
+
+
+def mockserver_pairs(field):
+    if isinstance(field, dict):
+        return [(name, values if isinstance(values, list) else [values]) for name, values in field.items()
+                if name != "keyMatchStyle"]
+    if isinstance(field, list):
+        return [(item["name"], item.get("values", item.get("value", []))) for item in field]
+    return []
+
+
+def mockserver_string_matches(expected, actual):
+    """MockServer's string rule: equal, or a regex over the whole value; `!` negates."""
+    if expected.startswith("!"):
+        return not mockserver_string_matches(expected[1:], actual)
+    if expected == actual:
+        return True
+    try:
+        return re.fullmatch(expected, actual, re.S) is not None
+    except re.error:
+        return False
+
+
+def mockserver_json_matches(expected, actual, strict):
+    """MockServer's JSON body rule: equal when STRICT, else expected objects' members present (lenient)."""
+    if isinstance(expected, dict):
+        return isinstance(actual, dict) and (not strict or set(expected) == set(actual)) and all(
+            key in actual and mockserver_json_matches(value, actual[key], strict) for key, value in expected.items())
+    if isinstance(expected, list):
+        if not isinstance(actual, list) or len(expected) != len(actual):
+            return False
+        if strict:
+            return all(mockserver_json_matches(e, a, strict) for e, a in zip(expected, actual))
+        remaining = list(actual)
+        for item in expected:
+            match = next((a for a in remaining if mockserver_json_matches(item, a, strict)), None)
+            if match is None:
+                return False
+            remaining.remove(match)
+        return True
+    return expected == actual
+
+
+def mockserver_request_matches(request, case):
+    """Whether an expectation's httpRequest accepts a case's request, by MockServer's documented rules."""
+    if request.get("method") and not mockserver_string_matches(request["method"], case["method"]):
+        return False
+    target, _, query = case["target"].partition("?")
+    if request.get("path"):
+        pattern = re.sub(r"\{[A-Za-z_][A-Za-z0-9_]*\}", "[^/]+", request["path"])
+        if not mockserver_string_matches(pattern, urllib.parse.unquote(target)):
+            return False
+    items = urllib.parse.parse_qsl(query, keep_blank_values=True)
+    for name, values in mockserver_pairs(request.get("queryStringParameters")):
+        for value in values:
+            value = value if isinstance(value, str) else value.get("value", "")
+            if not any(n == name and mockserver_string_matches(value, v) for n, v in items):
+                return False
+    for name, values in mockserver_pairs(request.get("headers")):
+        for value in values:
+            value = value if isinstance(value, str) else value.get("value", "")
+            if not any(n.lower() == name.lower() and mockserver_string_matches(value, v) for n, v in case["headers"]):
+                return False
+    body = request.get("body")
+    if body is None:
+        return True
+    text = case["body"].decode("utf-8", "replace")
+    if isinstance(body, str):
+        return body == text
+    if "type" not in body or body["type"] == "JSON":
+        expected = body.get("json", body) if "type" in body else body
+        if isinstance(expected, str):
+            expected = json.loads(expected)
+        try:
+            return mockserver_json_matches(expected, json.loads(text), body.get("matchType") == "STRICT")
+        except ValueError:
+            return False
+    if body["type"] == "STRING":
+        return body.get("string", "") in text if body.get("subString") else body.get("string", "") == text
+    return True
+
+
+def mockserver_cases(path):
+    document = json.load(open(path))
+    expectations = document if isinstance(document, list) else [document]
+    cases = []
+    for expectation in expectations:
+        request = expectation.get("httpRequest") or {}
+        try:
+            method = mockserver_plain(request.get("method") or "GET", "method")
+            target = re.sub(r"\{[A-Za-z_][A-Za-z0-9_]*\}", "7", request.get("path") or "/")
+            target = urllib.parse.quote(mockserver_plain(target, "path"), safe="/:@!$&'()*+,;=-._~")
+            query = []
+            for name, values in mockserver_pairs(request.get("queryStringParameters")):
+                for value in values:
+                    query.append((name, mockserver_plain(value if isinstance(value, str) else value.get("value", ""), "query")))
+            if query:
+                target += "?" + urllib.parse.urlencode(query)
+            headers = []
+            for name, values in mockserver_pairs(request.get("headers")):
+                for value in values:
+                    headers.append((name, mockserver_plain(value if isinstance(value, str) else value.get("value", ""), "header")))
+            body = request.get("body")
+            if body is None:
+                data = b""
+            elif isinstance(body, str):
+                data = body.encode()
+            elif "type" not in body:
+                data = json.dumps(body).encode()
+            elif body["type"] == "JSON" and "json" in body:
+                data = (body["json"] if isinstance(body["json"], str) else json.dumps(body["json"])).encode()
+            elif body["type"] == "STRING":
+                data = body.get("string", "").encode()
+            else:
+                raise Unsendable("a %s body" % body["type"])
+        except Unsendable as reason:
+            cases.append({"unsendable": str(reason)})
+            continue
+        # MockServer answers with the first expectation, by priority then order, that accepts the request.
+        case = {"method": method, "target": target, "headers": headers, "body": data}
+        ordered = sorted(enumerate(expectations), key=lambda pair: (-pair[1].get("priority", 0), pair[0]))
+        winner = next((e for _, e in ordered if mockserver_request_matches(e.get("httpRequest") or {}, case)), expectation)
+        response = winner.get("httpResponse")
+        if response is None:
+            cases.append({"method": method, "target": target, "headers": headers, "body": data, "state": {},
+                          "status": None, "expected": None})
+            continue
+        value = response.get("body")
+        if value is None:
+            expected = b""
+        elif isinstance(value, str):
+            expected = value.encode()
+        elif "type" in value and value["type"] == "STRING":
+            expected = value.get("string", "").encode()
+        elif "type" in value and value["type"] == "JSON":
+            # MockServer sends a JSON body given as text as that text.
+            expected = value["json"].encode() if isinstance(value["json"], str) else value["json"]
+        elif "type" in value:
+            expected = None
+        else:
+            expected = value
+        status = response.get("statusCode", 200)
+        if status in (204, 304):
+            expected = b""
+        cases.append({"method": method, "target": target, "headers": headers, "body": data, "state": {},
+                      "status": status, "expected": expected})
+    return cases
+
+
 # Running -------------------------------------------------------------------------------------------------------
 
-FORMATS = {"hoverfly": (hoverfly_cases, "pairs"), "postman": (postman_cases, "examples")}
+FORMATS = {"hoverfly": (hoverfly_cases, "pairs"), "postman": (postman_cases, "examples"),
+           "mockserver": (mockserver_cases, "expectations")}
 
 
 def reason_kind(line):
@@ -257,7 +416,12 @@ def run_format(orrery, name, verbose):
             result = subprocess.run([orrery, "import", name, path, "--out", out], capture_output=True, text=True)
             match = re.search(r"Imported (\d+) of (\d+)", result.stdout)
             imported = int(match.group(1)) if match else 0
-            entries = int(match.group(2)) if match else len(build_cases(path))
+            try:
+                entries = int(match.group(2)) if match else len(build_cases(path))
+            except ValueError:
+                totals["unreadable files"] += 1
+                skipped_reasons["the file is not JSON (MockServer refuses it too): " + result.stderr.split(": ", 1)[-1].strip()] += 0
+                continue
             totals["entries"] += entries
             totals["imported"] += imported
             skipped_lines = [line for line in result.stderr.splitlines() if line.endswith("; skipped")]
@@ -265,7 +429,7 @@ def run_format(orrery, name, verbose):
                 skipped_reasons[reason_kind(line)] += 1
             if not imported:
                 continue
-            skipped_places = {int(m.group(1)) for m in (re.search(r": \w+ (\d+)", line) for line in skipped_lines) if m}
+            skipped_places = {int(m.group(1)) for m in (re.search(r": (?:pair|expectation) (\d+)", line) for line in skipped_lines) if m}
             try:
                 daemon = Daemon(orrery, out, scratch)
             except RuntimeError as error:
@@ -282,14 +446,25 @@ def run_format(orrery, name, verbose):
                     for key, state in case["state"].items():
                         daemon.admin("PUT", "/__admin/scenarios/" + urllib.parse.quote(key, safe=""),
                                      json.dumps({"state": state}).encode())
-                    status, body = daemon.send(case["method"], case["target"], case["headers"], case["body"])
-                    holds = status == case["status"] and (case["expected"] is None or body == case["expected"])
+                    try:
+                        status, body = daemon.send(case["method"], case["target"], case["headers"], case["body"])
+                    except (http.client.HTTPException, ConnectionError):
+                        status, body = None, b""
+                    expected = case["expected"]
+                    if isinstance(expected, (dict, list)):
+                        try:
+                            holds_body = json.loads(body) == expected
+                        except ValueError:
+                            holds_body = False
+                    else:
+                        holds_body = expected is None or body == expected
+                    holds = status == case["status"] and holds_body
                     if holds:
                         totals["answered"] += 1
                     else:
                         failures.append("%s %s %d: %s %s answered %d %r, expected %d %r" % (
                             os.path.basename(path), unit[:-1], position, case["method"], case["target"], status,
-                            body[:120], case["status"], (case["expected"] or b"")[:120]))
+                            body[:120], case["status"], str(case["expected"] or b"")[:120]))
             finally:
                 daemon.stop()
         finally:
@@ -318,6 +493,8 @@ def main():
         print("| imported, request not made by this script (regex, JSONPath or XPath only) | %s |" % share(totals["unsent"]))
         print("| imported, answered otherwise | %s |" % share(len(failures)))
         print("| not imported | %s |\n" % share(entries - totals["imported"]))
+        if totals["unreadable files"]:
+            print("%d file(s) are not valid JSON and were refused whole, with the line of the error.\n" % totals["unreadable files"])
         if reasons:
             print("| not imported because | %s |\n|---|---|" % unit)
             for reason, count in reasons.most_common():
