@@ -403,7 +403,7 @@ def reason_kind(line):
     return reason.replace("; skipped", "").strip()
 
 
-def run_format(orrery, name, verbose):
+def run_format(orrery, name, verbose, round_trip=False):
     build_cases, unit = FORMATS[name]
     files = sorted(glob.glob(os.path.join(ROOT, "Tests/Fixtures/import", name, "*.json")))
     totals = collections.Counter()
@@ -430,6 +430,15 @@ def run_format(orrery, name, verbose):
             if not imported:
                 continue
             skipped_places = {int(m.group(1)) for m in (re.search(r": (?:pair|expectation) (\d+)", line) for line in skipped_lines) if m}
+            if round_trip:
+                # Out to a Hoverfly simulation and in again: the second import must answer as the first.
+                exported = os.path.join(scratch, "exported.json")
+                subprocess.run([orrery, "export", "hoverfly", "--stubs", out, "--out", exported], capture_output=True)
+                out = os.path.join(scratch, "again")
+                again = subprocess.run([orrery, "import", "hoverfly", exported, "--out", out], capture_output=True, text=True)
+                if again.returncode != 0:
+                    failures.append("%s: the exported simulation did not import again: %s" % (os.path.basename(path), again.stderr[-500:]))
+                    continue
             try:
                 daemon = Daemon(orrery, out, scratch)
             except RuntimeError as error:
@@ -477,16 +486,19 @@ def main():
     parser.add_argument("--orrery", help="the orrery binary (default: the debug build)")
     parser.add_argument("--format", choices=sorted(FORMATS), action="append")
     parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--round-trip", action="store_true",
+                        help="export each import with 'orrery export hoverfly', import that again, and check its answers")
     options = parser.parse_args()
     orrery = options.orrery or os.path.join(
         subprocess.check_output(["swift", "build", "--show-bin-path"], cwd=ROOT, text=True).strip(), "orrery")
     failed = False
     for name in options.format or sorted(FORMATS):
-        files, totals, reasons, failures = run_format(orrery, name, options.verbose)
+        files, totals, reasons, failures = run_format(orrery, name, options.verbose, options.round_trip)
         unit = FORMATS[name][1]
         entries = totals["entries"]
         share = lambda n: "%d (%.0f%%)" % (n, 100.0 * n / entries) if entries else "0"
-        print("### %s: %d files, %d %s\n" % (name, len(files), entries, unit))
+        print("### %s%s: %d files, %d %s\n" % (name, " (round trip through export hoverfly)" if options.round_trip else "",
+                                           len(files), entries, unit))
         print("| | %s |\n|---|---|" % unit)
         print("| imported | %s |" % share(totals["imported"]))
         print("| imported, sent and answered as the source says | %s |" % share(totals["answered"]))

@@ -26,12 +26,15 @@ public struct XMLTree: Sendable, Equatable {
 
     /// Node 0 is the root; every node's index is its place in document order.
     public private(set) var nodes: [Node]
+    /// The text it was read from, for a stub to be written out again (`orrery export hoverfly`).
+    public let source: String
 
     /// Elements nested deeper than this are refused, so that no body can exhaust the stack of what walks the tree.
     static let maximumDepth = 256
 
     public init(parsing text: String) throws(XMLSyntaxError) {
         nodes = [Node(kind: .root, name: "", value: "", parent: -1)]
+        source = text
         var reader = Reader(Array(text.unicodeScalars))
         try read(&reader)
     }
