@@ -74,10 +74,9 @@ enum ImportOutput {
         for path in paths {
             let destination = target.appendingPathComponent(path)
             try manager.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
-            if manager.fileExists(atPath: destination.path) {
-                _ = try manager.replaceItemAt(destination, withItemAt: staging.appendingPathComponent(path))
-            } else {
-                try manager.moveItem(at: staging.appendingPathComponent(path), to: destination)
+            // rename(2) replaces an existing file in one step: a reader sees the old file or the new one.
+            guard rename(staging.appendingPathComponent(path).path, destination.path) == 0 else {
+                throw WriteError(description: "cannot move \(path) into \(out): \(String(cString: strerror(errno)))")
             }
         }
     }
