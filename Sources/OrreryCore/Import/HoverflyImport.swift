@@ -28,7 +28,7 @@ public enum HoverflyImport {
         let delays = GlobalDelays(document["data"]?["globalActions"])
         var seen: [String: Int] = [:]
         seen.reserveCapacity(pairs.count)
-        var converted: [(members: [(String, YAMLText.Value)], score: Int)] = []
+        var converted: [(item: String, score: Int)] = []
         for (offset, pair) in pairs.enumerated() {
             let place = "pair \(offset + 1) (data.pairs[\(offset)])"
             guard let request = pair["request"], let response = pair["response"] else {
@@ -51,7 +51,7 @@ public enum HoverflyImport {
             do throws(ImportError) {
                 let members = try converter.stub(request: request, response: response)
                 file = converter.file
-                converted.append((members, score(request)))
+                converted.append((ImportedFile.render(members), score(request)))
                 result.importedCount += 1
                 for warning in converter.warnings { result.warn(place, warning) }
             } catch {
@@ -60,12 +60,12 @@ public enum HoverflyImport {
         }
         // Hoverfly answers with the pair that matches on the most fields; a priority for each score says the same.
         let scores = Set(converted.map(\.score)).sorted(by: >)
-        for (members, score) in converted {
+        for (item, score) in converted {
             guard scores.count > 1, let rank = scores.firstIndex(of: score) else {
-                file.add(members)
+                file.add(rendered: item)
                 continue
             }
-            file.add(members + [("priority", .number(rank + 1))])
+            file.add(rendered: item, appending: [("priority", .number(rank + 1))])
         }
         if file.stubCount > 0 { result.files.append(file) }
         return result

@@ -64,6 +64,20 @@ public struct ImportedFile: Sendable {
         stubCount += 1
     }
 
+    /// A stub already written as a list item (`ImportedFile.render`), with more members at its end.
+    mutating func add(rendered item: String, appending members: [(String, YAMLText.Value)] = []) {
+        text += item
+        YAMLText.mapping(members, indent: 2, into: &text)
+        stubCount += 1
+    }
+
+    /// A stub as the list item `add` would write: rendered early, the text is far smaller than the tree.
+    static func render(_ members: [(String, YAMLText.Value)]) -> String {
+        var item = ""
+        YAMLText.listItem(members, indent: 0, into: &item)
+        return item
+    }
+
     /// `body: text` for a short UTF-8 body, else `bodyFile:` naming a new body file beside the stub file.
     mutating func body(_ bytes: [UInt8], contentType: String?) -> (String, YAMLText.Value) {
         if bytes.count <= Self.inlineBodyLimit, let text = String(validating: bytes, as: UTF8.self) {
