@@ -194,6 +194,22 @@ struct ImportFormatsTests {
         #expect(orrery.stop() == 0)
     }
 
+    @Test("corpora of real files: every imported entry the script can send answers as its source says")
+    func corpora() throws {
+        let script = Process()
+        script.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        script.arguments = ["python3", OrreryProcess.packageRoot.appendingPathComponent("scripts/import-corpus.py").path,
+            "--orrery", OrreryProcess.binary.path]
+        let output = Pipe()
+        script.standardOutput = output
+        try script.run()
+        let table = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        script.waitUntilExit()
+        #expect(script.terminationStatus == 0, "\(table)")
+        for format in ["hoverfly", "postman", "mockserver"] { #expect(table.contains("### \(format): ")) }
+        #expect(table.components(separatedBy: "| imported, answered otherwise | 0 (0%) |").count == 4, "\(table)")
+    }
+
     @Test("bad input: another format, a truncated file, nothing importable; nothing half-written, files never clobbered")
     func badInput() throws {
         let scratch = try Scratch([
