@@ -481,6 +481,30 @@ def run_format(orrery, name, verbose, round_trip=False):
     return files, totals, skipped_reasons, failures
 
 
+def large(orrery, count):
+    """Imports a generated simulation of `count` pairs and prints the time and peak memory it took."""
+    scratch = tempfile.mkdtemp(prefix="orrery-import-large-")
+    try:
+        pairs = [{"request": {"method": [{"matcher": "exact", "value": "GET"}],
+                              "path": [{"matcher": "exact", "value": "/items/%d" % i}],
+                              "destination": [{"matcher": "exact", "value": "api.example.com"}],
+                              "query": {"page": [{"matcher": "exact", "value": str(i % 7)}]}},
+                  "response": {"status": 200, "body": json.dumps({"id": i, "name": "item %d" % i}),
+                               "headers": {"Content-Type": ["application/json"]}}} for i in range(count)]
+        simulation = os.path.join(scratch, "large.json")
+        with open(simulation, "w") as out:
+            json.dump({"data": {"pairs": pairs}, "meta": {"schemaVersion": "v5"}}, out)
+        started = time.time()
+        child = subprocess.Popen([orrery, "import", "hoverfly", simulation, "--out", os.path.join(scratch, "stubs")],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        _, status, usage = os.wait4(child.pid, 0)
+        print(child.stdout.read().strip())
+        print("%d pairs (%.0f MB of JSON): %.1f s, %.0f MB peak memory, exit %d" % (
+            count, os.path.getsize(simulation) / 1e6, time.time() - started, usage.ru_maxrss / 1024, status >> 8))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--orrery", help="the orrery binary (default: the debug build)")
@@ -488,9 +512,14 @@ def main():
     parser.add_argument("--verbose", action="store_true")
     parser.add_argument("--round-trip", action="store_true",
                         help="export each import with 'orrery export hoverfly', import that again, and check its answers")
+    parser.add_argument("--large", type=int, metavar="N",
+                        help="instead: import a generated simulation of N pairs and print the time and memory")
     options = parser.parse_args()
     orrery = options.orrery or os.path.join(
         subprocess.check_output(["swift", "build", "--show-bin-path"], cwd=ROOT, text=True).strip(), "orrery")
+    if options.large:
+        large(orrery, options.large)
+        return
     failed = False
     for name in options.format or sorted(FORMATS):
         files, totals, reasons, failures = run_format(orrery, name, options.verbose, options.round_trip)

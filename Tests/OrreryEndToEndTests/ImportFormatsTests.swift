@@ -210,6 +210,23 @@ struct ImportFormatsTests {
         #expect(table.components(separatedBy: "| imported, answered otherwise | 0 (0%) |").count == 4, "\(table)")
     }
 
+    @Test("a simulation of 100,000 pairs imports whole; the time and peak memory are printed")
+    func large() throws {
+        let script = Process()
+        script.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        script.arguments = ["python3", OrreryProcess.packageRoot.appendingPathComponent("scripts/import-corpus.py").path,
+            "--orrery", OrreryProcess.binary.path, "--large", "100000"]
+        let output = Pipe()
+        script.standardOutput = output
+        try script.run()
+        let report = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        script.waitUntilExit()
+        print(report)
+        #expect(script.terminationStatus == 0)
+        #expect(report.contains("Imported 100000 of 100000 pairs into 1 file"))
+        #expect(report.contains("exit 0"))
+    }
+
     @Test("bad input: another format, a truncated file, nothing importable; nothing half-written, files never clobbered")
     func badInput() throws {
         let scratch = try Scratch([
