@@ -513,6 +513,7 @@ private struct PairConverter {
 }
 
 /// Header conditions of a stub, several on one header joined into one `allOf`.
+// In this file rather than one of its own: Swift 6.3 then reports a circular reference through YAMLText.Value.
 enum HeaderConditions {
     /// A value operator as the operands of an `allOf` it joins.
     static func allOfOperands(_ value: YAMLText.Value) -> [YAMLText.Value] {
