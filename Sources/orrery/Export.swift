@@ -6,7 +6,7 @@ import OrreryEvent
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Export what a running Orrery has seen.",
-        subcommands: [ExportHAR.self]
+        subcommands: [ExportHAR.self, ExportHoverfly.self]
     )
 }
 

@@ -7,7 +7,7 @@ import OrreryServer
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Turn traffic captured elsewhere into stub files.",
-        subcommands: [ImportHAR.self]
+        subcommands: [ImportHAR.self, ImportHoverfly.self, ImportPostman.self, ImportMockServer.self]
     )
 }
 

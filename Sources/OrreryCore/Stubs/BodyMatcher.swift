@@ -17,9 +17,14 @@ public enum BodyMatcher: Sendable, CustomStringConvertible {
     case allOf([BodyMatcher])
     /// `not: {...}`: the matcher does not hold.
     indirect case not(BodyMatcher)
+    /// `xml: "<a>...</a>"`: the same XML document, whitespace between elements and comments aside.
+    case xml(XMLTree)
+    /// `{ xpath: "//item[@id='7']" }`, alone (the expression is true) or with `equalTo`, `matches` or `contains`.
+    case xpath(XPath, XPathCondition)
 
     public static let operatorNames = [
-        "equalTo", "json", "matches", "contains", "form", "binaryEqualTo", "jsonPath", "anyOf", "allOf", "not",
+        "equalTo", "json", "matches", "contains", "form", "binaryEqualTo", "jsonPath", "anyOf", "allOf", "not", "xml",
+        "xpath",
     ]
 
     public func matches(_ body: [UInt8]) -> Bool {
@@ -51,6 +56,12 @@ public enum BodyMatcher: Sendable, CustomStringConvertible {
         case .anyOf(let matchers): return matchers.contains { $0.matches(&body) }
         case .allOf(let matchers): return matchers.allSatisfy { $0.matches(&body) }
         case .not(let matcher): return !matcher.matches(&body)
+        case .xml(let expected):
+            guard let tree = body.xml() else { return false }
+            return expected.isEquivalent(to: tree)
+        case .xpath(let path, let condition):
+            guard let tree = body.xml() else { return false }
+            return condition.holds(path, in: tree)
         }
     }
 
@@ -87,6 +98,8 @@ public enum BodyMatcher: Sendable, CustomStringConvertible {
         case .anyOf(let matchers): "any of (" + matchers.map(\.description).joined(separator: "; ") + ")"
         case .allOf(let matchers): "all of (" + matchers.map(\.description).joined(separator: "; ") + ")"
         case .not(let matcher): "not " + matcher.description
+        case .xml: "XML equal to the stub's"
+        case .xpath(let path, let condition): "XPath \(path.source) \(condition)"
         }
     }
 }
@@ -160,6 +173,7 @@ public struct RequestBody {
     private var decodedText: String?
     private var parsedJSON: JSONValue??
     private var decodedForm: [QueryItem]?
+    private var parsedXML: XMLTree??
 
     public init(_ bytes: [UInt8]) {
         self.bytes = bytes
@@ -177,6 +191,14 @@ public struct RequestBody {
         if let parsedJSON { return parsedJSON }
         let parsed = JSONBodyParser.parse(bytes)
         parsedJSON = .some(parsed)
+        return parsed
+    }
+
+    /// The body as an XML document, or nil when it is not XML.
+    public mutating func xml() -> XMLTree? {
+        if let parsedXML { return parsedXML }
+        let parsed = XMLTree(bytes)
+        parsedXML = .some(parsed)
         return parsed
     }
 

@@ -80,6 +80,9 @@ extension StubDecoder {
         if let pathNode = node["jsonPath"] {
             return jsonPathMatcher(pathNode, members: members).map { [$0] } ?? []
         }
+        if let pathNode = node["xpath"] {
+            return xpathMatcher(pathNode, members: members).map { [$0] } ?? []
+        }
         var matchers: [BodyMatcher] = []
         for member in members {
             switch member.key {
@@ -116,6 +119,8 @@ extension StubDecoder {
                 matchers.append(member.key == "anyOf" ? .anyOf(operands) : .allOf(operands))
             case "not":
                 if let operand = bodyOperand(member.value) { matchers.append(.not(operand)) }
+            case "xml":
+                if let matcher = xmlMatcher(member.value) { matchers.append(matcher) }
             default:
                 let names = BodyMatcher.operatorNames + Self.jsonOptionKeys
                 fail(member.keyLine, "unknown body matcher '\(member.key)'\(Suggestion.hint(for: member.key, in: names))")
