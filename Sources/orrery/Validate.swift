@@ -14,13 +14,30 @@ struct Validate: ParsableCommand {
         var errors: [SourceError] = []
         var stubCount = 0
         var fileCount = 0
-        let loader = StubLoader(root: sources.stubs)
-        do {
-            let loaded = try loader.loadWithFileCount()
-            stubCount = loaded.stubs.count
-            fileCount = loaded.files
-        } catch {
-            errors += error.errors
+        // With only WireMock roots named, the default stubs folder need not exist.
+        let readsStubs = sources.isStubsFolderGiven || sources.wiremockRoots.isEmpty || FileManager.default.fileExists(atPath: sources.stubs)
+        if readsStubs {
+            let loader = StubLoader(root: sources.stubs)
+            do {
+                let loaded = try loader.loadWithFileCount()
+                stubCount = loaded.stubs.count
+                fileCount = loaded.files
+            } catch {
+                errors += error.errors
+            }
+        }
+        var wireMockNote = ""
+        var issueCount = 0
+        if !sources.wiremockRoots.isEmpty {
+            do {
+                let loaded = try WireMockLoader(roots: sources.wiremockRoots).load()
+                for issue in loaded.issues { Console.error(issue.description) }
+                issueCount = loaded.issues.count
+                let skipped = Set(loaded.issues.filter { $0.effect == .skipped }.map { "\($0.file)#\($0.mappingPath)" }).count
+                wireMockNote = "; \(loaded.stubs.count) WireMock mapping(s) served from \(loaded.files) file(s), \(skipped) not served"
+            } catch {
+                errors += error.errors
+            }
         }
         var hostMapNote = "no host map"
         do {
@@ -30,12 +47,12 @@ struct Validate: ParsableCommand {
         } catch {
             errors += error.errors
         }
-        guard errors.isEmpty else {
+        guard errors.isEmpty, issueCount == 0 else {
             for error in errors { Console.error(error.description) }
-            Console.error("\(errors.count) problem(s) found.")
+            Console.error("\(errors.count + issueCount) problem(s) found.")
             throw ExitCode(1)
         }
-        Console.out("OK: \(stubCount) stub(s) in \(fileCount) file(s) under \(sources.stubs); \(hostMapNote).")
+        Console.out("OK: \(stubCount) stub(s) in \(fileCount) file(s) under \(sources.stubs)\(wireMockNote); \(hostMapNote).")
     }
 }
 
