@@ -38,9 +38,13 @@ public final class StubRegistry: Sendable {
     /// a new project may not have yet; the daemon warns).
     public let allowsMissingFolder: Bool
 
-    public init(stubsFolder: String, allowsMissingFolder: Bool = false) {
+    /// WireMock roots served beside the stub files (`--wiremock-root`).
+    public let wireMock: WireMockRoots?
+
+    public init(stubsFolder: String, allowsMissingFolder: Bool = false, wireMockRoots: [String] = []) {
         self.stubsFolder = stubsFolder
         self.allowsMissingFolder = allowsMissingFolder
+        wireMock = wireMockRoots.isEmpty ? nil : WireMockRoots(roots: wireMockRoots)
         state = Mutex(State(loader: StubLoader(root: stubsFolder)))
     }
 
@@ -52,7 +56,7 @@ public final class StubRegistry: Sendable {
             if let fixtures = state.fixtureLoader, state.fixturePin == nil {
                 folders.append((fixtures.root, fixtures.excludedFolders))
             }
-            return folders
+            return folders + (wireMock?.folders ?? []).map { ($0, []) }
         }
     }
 
@@ -118,8 +122,13 @@ public final class StubRegistry: Sendable {
     /// Reads the files; call holding `reloadLock`.
     private func loadFiles() throws(SourceErrors) -> LoadedFiles {
         let (loader, fixtureLoader, isPinned) = state.withLock { ($0.loader, $0.fixtureLoader, $0.fixturePin != nil) }
-        let (loaded, files) =
+        var (loaded, files) =
             allowsMissingFolder && !FileSystem.isDirectory(loader.root) ? ([], 0) : try loader.loadWithFileCount()
+        if let wireMock {
+            let mappings = try wireMock.load()
+            loaded += mappings.stubs
+            files += mappings.files
+        }
         let fixtures = isPinned ? nil : try fixtureLoader.map { loader throws(SourceErrors) in try Self.loadFixtures(loader) }
         // Prepared before the lock: compressing bodies must not hold up the event loops picking up an index.
         return LoadedFiles(stubs: prepare(loaded), files: files, fixtures: fixtures.map { (prepare($0.0), $0.1) })
