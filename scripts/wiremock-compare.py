@@ -17,6 +17,7 @@ import http.client
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -56,7 +57,11 @@ def wait_for_line(path, pattern, process, seconds=60):
             pass
         time.sleep(0.05)
     with open(path) as handle:
-        sys.exit("wiremock-compare: a server did not start:\n" + handle.read()[-2000:])
+        raise StartFailure(handle.read()[-2000:])
+
+
+class StartFailure(Exception):
+    pass
 
 
 class Server:
@@ -65,7 +70,11 @@ class Server:
     def __init__(self, command, log, ready, port_from):
         self.log = log
         self.process = subprocess.Popen(command, stdout=open(log, "w"), stderr=subprocess.STDOUT, stdin=subprocess.PIPE)
-        found = wait_for_line(ready or log, port_from, self.process)
+        try:
+            found = wait_for_line(ready or log, port_from, self.process)
+        except StartFailure:
+            self.stop()
+            raise
         self.port = int(found.group(1))
 
     def stop(self):
@@ -422,8 +431,52 @@ def served_issues(binary, root):
         if match:
             path, json_path, reason = match.groups()
             mapping_path = re.match(r"^\$(\.mappings\[\d+\])?", json_path).group(0)
-            skipped.setdefault((os.path.relpath(path, os.path.join(root, "mappings")), mapping_path), reason)
+            skipped.setdefault((os.path.relpath(path, root), mapping_path), reason)
     return skipped
+
+
+def compare_root(arguments, jar, root, shown_root, only):
+    """Compares the mappings of one root; `shown_root` is the corpus folder results are listed under."""
+    results = []
+    skipped = served_issues(arguments.orrery, root)
+    with tempfile.TemporaryDirectory() as work:
+        wiremock = start_wiremock(jar, root, work)
+        try:
+            orrery = start_orrery(arguments.orrery, root, work)
+        except StartFailure:
+            wiremock.stop()
+            raise
+        try:
+            for relative, json_path, mapping in mappings_of(root):
+                entry = {"root": os.path.relpath(shown_root, arguments.corpus), "file": relative, "mapping": json_path}
+                if (relative, json_path) in skipped:
+                    entry.update(outcome="not served", reason=skipped[(relative, json_path)])
+                    results.append(entry)
+                    continue
+                try:
+                    method, target, headers, body = derive(mapping)
+                except (NotDerivable, KeyError, ValueError, TypeError, IndexError) as error:
+                    entry.update(outcome="no request", reason=f"no request could be derived ({str(error)[:80]})")
+                    results.append(entry)
+                    continue
+                differences = []
+                for variation, (m, t) in (("request", (method, target)), ("miss", (method, "/zz-not-stubbed" + target))):
+                    admin(wiremock.port, "POST", "/__admin/scenarios/reset")
+                    admin(orrery.port, "POST", "/__admin/scenarios/reset")
+                    expected = send(wiremock.port, m, t, headers, body)
+                    actual = send(orrery.port, m, t, headers, body)
+                    difference = compare(mapping if variation == "request" else None, expected, actual)
+                    if difference and not (variation == "miss" and expected.get("status") != 404):
+                        differences.append(f"{variation}: {difference}")
+                outcome = "same" if not differences else "differs"
+                if differences == ["request: both miss"]:
+                    outcome, differences = "no request", ["the derived request matches the mapping in neither server"]
+                entry.update(request=f"{method} {target}", outcome=outcome, reason="; ".join(differences))
+                results.append(entry)
+        finally:
+            orrery.stop()
+            wiremock.stop()
+    return results
 
 
 def main():
@@ -442,40 +495,24 @@ def main():
         roots = roots[:arguments.limit]
     results = []
     for root in roots:
-        skipped = served_issues(arguments.orrery, root)
-        with tempfile.TemporaryDirectory() as work:
-            wiremock = start_wiremock(jar, root, work)
-            orrery = start_orrery(arguments.orrery, root, work)
-            try:
-                for relative, json_path, mapping in mappings_of(root):
-                    entry = {"root": os.path.relpath(root, arguments.corpus), "file": relative, "mapping": json_path}
-                    if (relative, json_path) in skipped:
-                        entry.update(outcome="not served", reason=skipped[(relative, json_path)])
-                        results.append(entry)
-                        continue
+        try:
+            results += compare_root(arguments, jar, root, root, None)
+        except StartFailure:
+            # WireMock refuses a root with one bad file: compare file by file, each in a root of its own.
+            for path in sorted(glob.glob(os.path.join(root, "mappings", "**", "*.json"), recursive=True)):
+                with tempfile.TemporaryDirectory() as single:
+                    relative = os.path.relpath(path, os.path.join(root, "mappings"))
+                    os.makedirs(os.path.dirname(os.path.join(single, "mappings", relative)), exist_ok=True)
+                    shutil.copy(path, os.path.join(single, "mappings", relative))
+                    if os.path.isdir(os.path.join(root, "__files")):
+                        os.symlink(os.path.abspath(os.path.join(root, "__files")), os.path.join(single, "__files"))
                     try:
-                        method, target, headers, body = derive(mapping)
-                    except (NotDerivable, KeyError, ValueError, TypeError, IndexError) as error:
-                        entry.update(outcome="no request", reason=f"no request could be derived ({str(error)[:80]})")
-                        results.append(entry)
-                        continue
-                    differences = []
-                    for variation, (m, t) in (("request", (method, target)), ("miss", (method, "/zz-not-stubbed" + target))):
-                        admin(wiremock.port, "POST", "/__admin/scenarios/reset")
-                        admin(orrery.port, "POST", "/__admin/scenarios/reset")
-                        expected = send(wiremock.port, m, t, headers, body)
-                        actual = send(orrery.port, m, t, headers, body)
-                        difference = compare(mapping if variation == "request" else None, expected, actual)
-                        if difference and not (variation == "miss" and expected.get("status") != 404):
-                            differences.append(f"{variation}: {difference}")
-                    outcome = "same" if not differences else "differs"
-                    if differences == ["request: both miss"]:
-                        outcome, differences = "no request", ["the derived request matches the mapping in neither server"]
-                    entry.update(request=f"{method} {target}", outcome=outcome, reason="; ".join(differences))
-                    results.append(entry)
-            finally:
-                orrery.stop()
-                wiremock.stop()
+                        results += compare_root(arguments, jar, single, root, relative)
+                    except StartFailure as failure:
+                        reason = next((line for line in str(failure).splitlines() if "Cannot" in line or "Error" in line), "")
+                        for _, json_path, _ in mappings_of(single):
+                            results.append({"root": os.path.relpath(root, arguments.corpus), "file": "mappings/" + relative,
+                                            "mapping": json_path, "outcome": "WireMock refuses", "reason": reason[:160]})
     counts = {}
     for entry in results:
         counts[entry["outcome"]] = counts.get(entry["outcome"], 0) + 1

@@ -90,7 +90,11 @@ extension WireMockConverter {
             if bodies.count > 1, let extra = node[bodies[1]] {
                 report(extra, "\(path).\(bodies[1])", "a response has one body; WireMock would not use both \(bodies.joined(separator: " and "))", .skipped)
             }
-            if let body = body(node, path: path, isTemplate: isTemplate, translator: translator) {
+            if let json = node["jsonBody"], setsContentType, !isTemplate, bodies.count == 1 {
+                // With its own Content-Type, a JSON body reads best as JSON; Orrery serves it compactly, as WireMock.
+                bodyLength = json.jsonValue.encodedBytes.count
+                out.append(("json", json))
+            } else if let body = body(node, path: path, isTemplate: isTemplate, translator: translator) {
                 bodyLength = body.length
                 out.append((body.key, body.value))
             }

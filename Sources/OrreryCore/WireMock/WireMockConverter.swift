@@ -65,7 +65,12 @@ public struct WireMockConverter {
         }
         var out: [(String, SourceNode)] = []
         if let name = node["name"]?.scalarText { out.append(("name", .text(name, line: node["name"]?.line ?? node.line))) }
-        if let id = node["id"] ?? node["uuid"], let text = id.stringValue { out.append(("id", .text(text, line: id.line))) }
+        if let id = node["id"] ?? node["uuid"], let text = id.stringValue {
+            if UUID(uuidString: text) == nil {
+                report(id, "\(path).id", "WireMock refuses a mapping whose id is not a UUID: '\(text)'", .skipped)
+            }
+            out.append(("id", .text(text, line: id.line)))
+        }
         var priority = 5
         if let given = node["priority"] {
             if let value = given.integerValue {
