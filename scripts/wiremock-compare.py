@@ -90,7 +90,9 @@ class Server:
 def start_wiremock(jar, root, work):
     log = os.path.join(work, "wiremock.log")
     command = ["java", "-Xss512k", "-XX:TieredStopAtLevel=1", "-jar", jar, "--bind-address", "127.0.0.1", "--port", "0",
-               "--root-dir", root, "--disable-banner", "--no-request-journal", "--async-response-enabled", "false"]
+               "--root-dir", root, "--disable-banner", "--no-request-journal", "--async-response-enabled", "false",
+               # WireMock 3 renders templates of mappings that ask for it; 2.35 only with this flag.
+               "--local-response-templating"]
     return Server(command, log, None, r"^port:\s+(\d+)")
 
 
@@ -509,7 +511,8 @@ def main():
                     try:
                         results += compare_root(arguments, jar, single, root, relative)
                     except StartFailure as failure:
-                        reason = next((line for line in str(failure).splitlines() if "Cannot" in line or "Error" in line), "")
+                        lines = str(failure).splitlines()
+                        reason = next((line.strip() for line in lines if re.search(r"Cannot|Unrecognized|not supported|Unexpected|No ", line)), lines[0] if lines else "")
                         for _, json_path, _ in mappings_of(single):
                             results.append({"root": os.path.relpath(root, arguments.corpus), "file": "mappings/" + relative,
                                             "mapping": json_path, "outcome": "WireMock refuses", "reason": reason[:160]})

@@ -3,7 +3,9 @@ import Foundation
 /// Reads WireMock roots (`mappings/**/*.json`, bodies in `__files/`) and turns their mappings into native stubs.
 ///
 /// WireMock's order is kept: a lower priority number wins (no priority is 5), and among mappings of one priority
-/// the one loaded last wins (files in sorted path order, a file's mappings in order, roots in the order given).
+/// the one loaded last wins. WireMock reads the files in the order the file system lists them, folders depth
+/// first, and not sorted; so does this loader, so that the same folder on the same machine answers alike. A file's
+/// mappings load in their order, roots in the order given.
 /// Orrery's own rules (specificity, then first loaded) would pick differently, so each stub gets a priority of
 /// its own: WireMock's priority times a power of ten above the number of mappings, plus its place counted from
 /// the last one loaded.
@@ -33,13 +35,11 @@ public struct WireMockLoader: Sendable {
         var errors: [SourceError] = []
         for root in roots {
             let mappingsFolder = Self.join(root, "mappings")
-            let relatives: [String]
-            do {
-                relatives = try StubLoader(root: mappingsFolder).stubFiles().filter { $0.lowercased().hasSuffix(".json") }
-            } catch {
-                errors += error.errors
+            guard Self.isDirectory(mappingsFolder) else {
+                errors.append(SourceError(file: root, line: 0, message: "not a WireMock root: there is no mappings folder in it"))
                 continue
             }
+            let relatives = Self.listing(mappingsFolder).filter { $0.lowercased().hasSuffix(".json") }
             let filesFolder = URL(fileURLWithPath: Self.join(root, "__files"))
             for relative in relatives {
                 let display = Self.join(mappingsFolder, relative)
@@ -103,6 +103,32 @@ public struct WireMockLoader: Sendable {
             }
         }
         return (stubs, issues, files.count)
+    }
+
+    /// The files under a folder in the order the file system lists them, each folder's files where it comes (as
+    /// Java's `File.listFiles`, which WireMock walks, gives them); temporary and hidden files left out.
+    static func listing(_ folder: String, prefix: String = "") -> [String] {
+        guard let directory = opendir(folder) else { return [] }
+        defer { closedir(directory) }
+        var out: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard name != ".", name != "..", !StubLoader.isTemporary(name) else { continue }
+            let path = join(folder, name)
+            if Self.isDirectory(path) {
+                out += listing(path, prefix: prefix + name + "/")
+            } else {
+                out.append(prefix + name)
+            }
+        }
+        return out
+    }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var isFolder: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue
     }
 
     static func join(_ folder: String, _ name: String) -> String {
