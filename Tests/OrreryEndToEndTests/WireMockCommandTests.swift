@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+
+@Suite("WireMock roots: serve, validate, import")
+struct WireMockCommandTests {
+    static let mappings = #"""
+        {"mappings": [
+          {"name": "user", "request": {"method": "GET", "urlPathPattern": "/users/[0-9]+"},
+           "response": {"status": 200, "headers": {"Content-Type": "application/json"},
+             "body": "{\"id\": \"{{request.path.[1]}}\", \"q\": \"{{request.query.q}}\"}", "transformers": ["response-template"]}},
+          {"name": "me", "priority": 1, "request": {"method": "GET", "urlPath": "/users/1"},
+           "response": {"status": 200, "bodyFileName": "me.json"}},
+          {"name": "login", "request": {"method": "POST", "url": "/login",
+             "bodyPatterns": [{"equalToJson": {"user": "ada"}, "ignoreExtraElements": true}]},
+           "response": {"status": 201, "jsonBody": {"token": "t-1"}, "headers": {"Content-Type": "application/json"}}}
+        ]}
+        """#
+
+    static func root() throws -> Scratch {
+        try Scratch(["wm/mappings/api.json": mappings, "wm/__files/me.json": #"{"me": true}"#])
+    }
+
+    @Test("serve --wiremock-root answers as WireMock: templates, priorities, no Content-Type it was not given; a change reloads")
+    func serve() throws {
+        let scratch = try Self.root()
+        let orrery = try OrreryProcess([
+            "serve", "--port", "0", "--stubs", scratch.path("stubs"), "--wiremock-root", scratch.path("wm"), "--offline",
+            "--watch-interval", "50",
+        ])
+        let base = try orrery.waitUntilListening()
+        #expect(try Curl.run(["\(base)/users/7?q=x"]) == #"{"id": "7", "q": "x"}"#)
+        #expect(try Curl.run(["\(base)/users/1"]) == #"{"me": true}"#)
+        let headers = try Curl.run(["-D", "-", "-o", "/dev/null", "\(base)/users/1"]).lowercased()
+        #expect(!headers.contains("content-type"))
+        #expect(try Curl.run(["-X", "POST", "-d", #"{"user": "ada", "extra": 1}"#, "-w", " %{http_code}", "\(base)/login"]) == #"{"token":"t-1"} 201"#)
+        #expect(try Curl.run(["-X", "POST", "-d", #"{"user": "bob"}"#, "-o", "/dev/null", "-w", "%{http_code}", "\(base)/login"]) == "404")
+
+        try scratch.write("wm/__files/me.json", #"{"me": "changed"}"#)
+        #expect(try OrreryProcess.waitFor { try Curl.run(["\(base)/users/1"]) == #"{"me": "changed"}"# })
+        #expect(orrery.stop() == 0)
+    }
+
+    @Test("What cannot be honoured is logged at start-up and by validate with file, line, JSON path and reason")
+    func issues() throws {
+        let scratch = try Self.root()
+        try scratch.write("wm/mappings/xml.json", #"""
+            {
+              "request": {"urlPath": "/soap", "bodyPatterns": [{"matchesXPath": "//order"}]},
+              "response": {"status": 200}
+            }
+            """#)
+        let validated = try OrreryProcess.run(["validate", "--wiremock-root", scratch.path("wm")])
+        #expect(validated.status == 1)
+        #expect(validated.errors.contains(
+            "wm/mappings/xml.json:2: $.request.bodyPatterns[0].matchesXPath: XML body matchers ('matchesXPath') are not supported yet (mapping not served)"))
+
+        let orrery = try OrreryProcess([
+            "serve", "--port", "0", "--stubs", scratch.path("stubs"), "--wiremock-root", scratch.path("wm"), "--offline",
+        ])
+        let base = try orrery.waitUntilListening()
+        #expect(orrery.standardError.contains("WireMock: \(scratch.path("wm"))/mappings/xml.json:2: $.request.bodyPatterns[0].matchesXPath"))
+        // Left out, not served differently: the request is a miss.
+        #expect(try Curl.run(["-o", "/dev/null", "-w", "%{http_code}", "\(base)/soap"]) == "404")
+        #expect(orrery.stop() == 0)
+    }
+
+    @Test("import wiremock writes native YAML that answers as the root does")
+    func importRoot() throws {
+        let scratch = try Self.root()
+        let imported = try OrreryProcess.run(["import", "wiremock", scratch.path("wm"), "--out", scratch.path("native")])
+        #expect(imported.status == 0, "\(imported.errors)")
+        #expect(imported.output.contains("Imported 3 mapping(s) into 1 file(s)"))
+        let yaml = (try? String(contentsOfFile: scratch.path("native/api.yaml"), encoding: .utf8)) ?? ""
+        #expect(yaml.contains("- name: user\n"))
+        #expect(yaml.contains("bodyFile: bodies/me.json"))
+        #expect(try OrreryProcess.run(["validate", "--stubs", scratch.path("native")]).status == 0)
+
+        let orrery = try OrreryProcess(["serve", "--port", "0", "--stubs", scratch.path("native"), "--offline"])
+        let base = try orrery.waitUntilListening()
+        #expect(try Curl.run(["\(base)/users/7?q=x"]) == #"{"id": "7", "q": "x"}"#)
+        #expect(try Curl.run(["\(base)/users/1"]) == #"{"me": true}"#)
+        #expect(try Curl.run(["-X", "POST", "-d", #"{"user": "ada"}"#, "\(base)/login"]) == #"{"token":"t-1"}"#)
+        #expect(orrery.stop() == 0)
+    }
+}
