@@ -82,4 +82,39 @@ struct WireMockCommandTests {
         #expect(try Curl.run(["-X", "POST", "-d", #"{"user": "ada"}"#, "\(base)/login"]) == #"{"token":"t-1"}"#)
         #expect(orrery.stop() == 0)
     }
+
+    @Test("export wiremock writes a stubs folder, or a running daemon's stubs, as a WireMock root that answers alike")
+    func exportRoot() throws {
+        let scratch = try Scratch([
+            "stubs/api.yaml": """
+                - name: token
+                  request: { method: POST, path: /token, body: { json: { user: ada } } }
+                  response: { status: 201, json: { token: t-1 } }
+                - name: by host
+                  request: { host: example.com, path: /h }
+                  response: { status: 200 }
+                """,
+        ])
+        let exported = try OrreryProcess.run(["export", "wiremock", "--stubs", scratch.path("stubs"), "--out", scratch.path("wm")])
+        #expect(exported.status == 0, "\(exported.errors)")
+        #expect(exported.output.contains("Exported 1 of 2 stub(s)"))
+        #expect(exported.errors.contains("orrery: not exported: by host"))
+        let mapping = (try? String(contentsOfFile: scratch.path("wm/mappings/token.json"), encoding: .utf8)) ?? ""
+        #expect(mapping.contains(#""equalToJson": {"#))
+
+        let orrery = try OrreryProcess(["serve", "--port", "0", "--stubs", scratch.path("stubs"), "--offline"])
+        let base = try orrery.waitUntilListening()
+        let fromDaemon = try OrreryProcess.run(["export", "wiremock", "--url", base, "--out", scratch.path("wm2")])
+        #expect(fromDaemon.status == 0, "\(fromDaemon.errors)")
+        #expect(fromDaemon.output.contains("Exported 1 of 2 stub(s)"))
+        #expect(orrery.stop() == 0)
+
+        try scratch.write("empty/.keep", "")
+        let served = try OrreryProcess([
+            "serve", "--port", "0", "--stubs", scratch.path("empty"), "--wiremock-root", scratch.path("wm2"), "--offline",
+        ])
+        let servedBase = try served.waitUntilListening()
+        #expect(try Curl.run(["-X", "POST", "-d", #"{"user": "ada"}"#, "-w", " %{http_code}", "\(servedBase)/token"]) == #"{"token":"t-1"} 201"#)
+        #expect(served.stop() == 0)
+    }
 }
