@@ -32,7 +32,7 @@ struct Validate: ParsableCommand {
             do {
                 let loaded = try WireMockLoader(roots: sources.wiremockRoots).load()
                 for issue in loaded.issues { Console.error(issue.description) }
-                issueCount = loaded.issues.count
+                issueCount = loaded.issues.filter { $0.effect != .ignored }.count
                 let skipped = Set(loaded.issues.filter { $0.effect == .skipped }.map { "\($0.file)#\($0.mappingPath)" }).count
                 wireMockNote = "; \(loaded.stubs.count) WireMock mapping(s) served from \(loaded.files) file(s), \(skipped) not served"
             } catch {

@@ -89,7 +89,7 @@ struct WireMockConverterTests {
         let mappings = #"""
             {"mappings": [
               {"name": "json", "request": {"urlPath": "/j", "bodyPatterns": [
-                {"equalToJson": "{\"a\": [1, 2], \"b\": \"${json-unit.ignore}\"}", "ignoreArrayOrder": true, "ignoreExtraElements": true}]},
+                {"equalToJson": "{\"a\": [1, 2], \"b\": \"${json-unit.ignore}\"}", "ignoreArrayOrder": true, "ignoreExtraElements": true, "enablePlaceholders": true}]},
                "response": {}},
               {"name": "path", "request": {"urlPath": "/p", "bodyPatterns": [
                 {"matchesJsonPath": {"expression": "$.user.name", "equalTo": "ada"}}, {"doesNotContain": "test"}]},

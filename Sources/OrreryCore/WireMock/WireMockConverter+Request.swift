@@ -249,8 +249,15 @@ extension WireMockConverter {
             report(node, path, "a body pattern must be an object, not \(node.kindName)", .skipped)
             return nil
         }
-        let options: Set<String> = ["caseInsensitive", "ignoreArrayOrder", "ignoreExtraElements", "submatcher"]
-        let operators = members.filter { !options.contains($0.key) }
+        let options: Set<String> = ["caseInsensitive", "ignoreArrayOrder", "ignoreExtraElements", "enablePlaceholders", "submatcher"]
+        var operators = members.filter { !options.contains($0.key) }
+        // WireMock reads a JSONPath pattern and drops what is beside it (a `contains` meant for the value, say).
+        if operators.count > 1, let jsonPath = operators.first(where: { $0.key == "matchesJsonPath" }) {
+            for extra in operators where extra.key != "matchesJsonPath" {
+                report(extra.value, "\(path).\(extra.key)", "beside 'matchesJsonPath' WireMock ignores '\(extra.key)'; put it in { expression, \(extra.key) }", .ignored)
+            }
+            operators = [jsonPath]
+        }
         guard operators.count == 1, let member = operators.first else {
             report(node, path, "expected one body matcher, found \(operators.map(\.key))", .skipped)
             return nil
@@ -280,7 +287,7 @@ extension WireMockConverter {
             guard let text = member.value.scalarText else { break }
             return one("binaryEqualTo", .text(text, line: line))
         case "equalToJson":
-            guard let json = expectedJSON(member.value, path: here) else { return nil }
+            guard let json = expectedJSON(member.value, path: here, placeholders: flag("enablePlaceholders")) else { return nil }
             var out: [(String, SourceNode)] = [("json", json)]
             if flag("ignoreExtraElements") { out.append(("ignoreExtraFields", .flag(true, line: line))) }
             if flag("ignoreArrayOrder") { out.append(("ignoreArrayOrder", .flag(true, line: line))) }
@@ -305,9 +312,9 @@ extension WireMockConverter {
         return nil
     }
 
-    /// The JSON an `equalToJson` expects: written inline, or as text holding JSON. JSONUnit's `${json-unit.ignore}`
-    /// placeholder becomes Orrery's any-value placeholder; the typed ones are not supported.
-    private mutating func expectedJSON(_ node: SourceNode, path: String) -> SourceNode? {
+    /// The JSON an `equalToJson` expects: written inline, or as text holding JSON. With `enablePlaceholders`,
+    /// JSONUnit's `${json-unit.ignore}` becomes Orrery's any-value placeholder; the typed ones are not supported.
+    private mutating func expectedJSON(_ node: SourceNode, path: String, placeholders: Bool) -> SourceNode? {
         var tree = node
         if let text = node.stringValue {
             do {
@@ -317,7 +324,7 @@ extension WireMockConverter {
                 return nil
             }
         }
-        return placeholders(tree, path: path)
+        return placeholders ? self.placeholders(tree, path: path) : tree
     }
 
     private mutating func placeholders(_ node: SourceNode, path: String) -> SourceNode? {

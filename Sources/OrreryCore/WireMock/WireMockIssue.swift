@@ -6,6 +6,8 @@ public struct WireMockIssue: Sendable, Equatable, CustomStringConvertible {
         case skipped
         /// The mapping is served, and the named part behaves as the reason says.
         case differs
+        /// The part has no effect in WireMock either; said because its author may think it has.
+        case ignored
     }
 
     public var file: String
@@ -30,7 +32,12 @@ public struct WireMockIssue: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String {
-        let verdict = effect == .skipped ? "mapping not served" : "served with a difference"
+        let verdict =
+            switch effect {
+            case .skipped: "mapping not served"
+            case .differs: "served with a difference"
+            case .ignored: "ignored, as WireMock ignores it"
+            }
         return "\(file):\(line): \(jsonPath): \(reason) (\(verdict))"
     }
 }
