@@ -487,12 +487,15 @@ def main():
     parser.add_argument("--orrery", default=os.environ.get("ORRERY_BINARY", os.path.join(REPO, ".build", "debug", "orrery")))
     parser.add_argument("--jar")
     parser.add_argument("--limit", type=int, default=0, help="compare only the first N roots")
+    parser.add_argument("--only", action="append", default=[], help="compare only roots whose path holds this (repeatable)")
     parser.add_argument("--json")
     parser.add_argument("--markdown")
     arguments = parser.parse_args()
     jar = find_jar(arguments.jar)
     roots = sorted(os.path.dirname(folder.rstrip("/")) for folder in glob.glob(os.path.join(arguments.corpus, "**", "mappings", ""), recursive=True)
                    if os.path.basename(os.path.dirname(os.path.dirname(folder.rstrip("/")))) != "mappings")
+    if arguments.only:
+        roots = [root for root in roots if any(part in root for part in arguments.only)]
     if arguments.limit:
         roots = roots[:arguments.limit]
     results = []

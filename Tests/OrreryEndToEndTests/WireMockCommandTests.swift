@@ -118,3 +118,31 @@ struct WireMockCommandTests {
         #expect(served.stop() == 0)
     }
 }
+
+@Suite("WireMock itself, side by side")
+struct WireMockComparisonTests {
+    @Test("Corpus mappings answer as WireMock's own standalone jar answers them")
+    func corpusSubset() throws {
+        let report = FileManager.default.temporaryDirectory.appendingPathComponent("wiremock-compare-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: report) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "python3", OrreryProcess.packageRoot.appendingPathComponent("scripts/wiremock-compare.py").path,
+            "--orrery", OrreryProcess.binary.path, "--json", report.path,
+            "--only", "ministryofjustice__hmpps-tier-ui", "--only", "fdrolshagen__jetter", "--only", "DEFRA__",
+            "--only", "wiremock-spring-boot_src_test_resources_response-templating",
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(text)")
+        let data = (try? Data(contentsOf: report)) ?? Data()
+        let counts = ((try? JSONSerialization.jsonObject(with: data)) as? [String: Any])?["counts"] as? [String: Int] ?? [:]
+        #expect(counts["differs"] == nil, "\(text)")
+        #expect((counts["same"] ?? 0) >= 45, "\(text)")
+    }
+}
