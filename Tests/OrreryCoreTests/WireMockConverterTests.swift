@@ -45,6 +45,20 @@ struct WireMockConverterTests {
         #expect(served.names == ["url", nil, "path", "pattern", nil, nil])
     }
 
+    @Test("Percent-escapes in a url or a URL regex stand for the characters Orrery's decoded path holds")
+    func escapes() throws {
+        let mappings = #"""
+            {"mappings": [
+              {"name": "url", "request": {"url": "/c%20d?x=1%202"}, "response": {}},
+              {"name": "pattern", "request": {"urlPathPattern": "/g%20[a-z]+"}, "response": {}}
+            ]}
+            """#
+        let served = try serve(["mappings/m.json": mappings], [
+            .make(target: "/c%20d?x=1%202"), .make(target: "/g%20abc"), .make(target: "/g%2520abc"),
+        ])
+        #expect(served.names == ["url", "pattern", nil])
+    }
+
     @Test("Value matchers: case-insensitive equality, doesNotContain, whole-text regexes, and/or, absent")
     func valueMatchers() throws {
         let mapping = #"""

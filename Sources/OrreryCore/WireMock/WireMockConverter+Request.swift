@@ -113,16 +113,19 @@ extension WireMockConverter {
         switch key {
         case "url":
             // Orrery's `url` takes the query in any order; WireMock's is the text exactly.
-            if text.contains("?") {
-                return ("urlPattern", .text(WireMockRegex.whole(WireMockRegex.literal(text)), line: value.line))
+            if let mark = text.firstIndex(of: "?") {
+                // Orrery matches the decoded path, then the query as sent.
+                let path = PercentDecoding.decode(text[..<mark])
+                let regex = WireMockRegex.literal(path) + WireMockRegex.literal(String(text[mark...]))
+                return ("urlPattern", .text(WireMockRegex.whole(regex), line: value.line))
             }
             return ("url", .text(Self.escapingBraces(text), line: value.line))
         case "urlPath":
             return ("path", .text(Self.escapingBraces(text), line: value.line))
         case "urlPattern":
-            return ("urlPattern", .text(WireMockRegex.whole(text), line: value.line))
+            return ("urlPattern", .text(WireMockRegex.whole(WireMockRegex.decodingPathEscapes(text)), line: value.line))
         case "urlPathPattern":
-            return ("pathPattern", .text(WireMockRegex.whole(text), line: value.line))
+            return ("pathPattern", .text(WireMockRegex.whole(WireMockRegex.decodingPathEscapes(text)), line: value.line))
         default:
             var template = text
             if let parameters = node["pathParameters"], let members = parameters.members {

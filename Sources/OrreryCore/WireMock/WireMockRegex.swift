@@ -1,3 +1,5 @@
+import Foundation
+
 /// Regexes that say in Orrery's syntax what WireMock's matchers mean.
 enum WireMockRegex {
     /// Java's `matches()` holds only for the whole text; Orrery's regexes match anywhere unless anchored.
@@ -25,5 +27,38 @@ enum WireMockRegex {
     /// The whole text, without regard to case (`equalTo` with `caseInsensitive`).
     static func caseInsensitive(_ text: String) -> String {
         "(?i)" + whole(literal(text))
+    }
+
+    /// WireMock matches URL regexes against the URL as sent, Orrery against the percent-decoded path: an escape
+    /// written in the path part of the pattern (`/files/a%20b.*`) becomes the character it stands for. The query,
+    /// after a `\\?`, is matched as sent in both.
+    static func decodingPathEscapes(_ pattern: String) -> String {
+        let split = pattern.range(of: "\\?")
+        let path = split.map { pattern[..<$0.lowerBound] } ?? pattern[...]
+        let rest = split.map { pattern[$0.lowerBound...] } ?? ""
+        var out = ""
+        var index = path.startIndex
+        while index < path.endIndex {
+            // A run of escapes decodes together: several bytes may make one UTF-8 character.
+            var end = index
+            while path[end...].count >= 3, path[end] == "%", path[path.index(after: end)].isHexDigit,
+                path[path.index(end, offsetBy: 2)].isHexDigit
+            {
+                end = path.index(end, offsetBy: 3)
+            }
+            if end > index {
+                out += literal(PercentDecoding.decode(path[index..<end]))
+                index = end
+            } else {
+                // An escaped character of the regex stays as it is, with what it escapes.
+                if path[index] == "\\", path.index(after: index) < path.endIndex {
+                    out.append(path[index])
+                    index = path.index(after: index)
+                }
+                out.append(path[index])
+                index = path.index(after: index)
+            }
+        }
+        return out + rest
     }
 }
