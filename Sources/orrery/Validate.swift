@@ -32,7 +32,8 @@ struct Validate: ParsableCommand {
             do {
                 let loaded = try WireMockLoader(roots: sources.wiremockRoots).load()
                 for issue in loaded.issues { Console.error(issue.description) }
-                issueCount = loaded.issues.filter { $0.effect != .ignored }.count
+                // A difference is told; a mapping that is not served is a problem.
+                issueCount = loaded.issues.filter { $0.effect == .skipped }.count
                 let skipped = Set(loaded.issues.filter { $0.effect == .skipped }.map { "\($0.file)#\($0.mappingPath)" }).count
                 wireMockNote = "; \(loaded.stubs.count) WireMock mapping(s) served from \(loaded.files) file(s), \(skipped) not served"
             } catch {

@@ -22,6 +22,13 @@ public struct HandlebarsTranslator: Sendable {
 
     /// The template in Orrery's syntax.
     public func translate(_ text: String) throws(Refusal) -> String {
+        try translateNotingEscapes(text).template
+    }
+
+    /// The template in Orrery's syntax, and whether it prints a value in double braces: Handlebars HTML-escapes
+    /// those (`&` as `&amp;`), Orrery writes every value as it is.
+    public func translateNotingEscapes(_ text: String) throws(Refusal) -> (template: String, escapes: Bool) {
+        var escapes = false
         var out = ""
         var rest = Substring(text)
         // Open `#if`/`#unless` blocks: the Orrery name they test, and whether an `else` was seen.
@@ -67,11 +74,14 @@ public struct HandlebarsTranslator: Sendable {
                 out += "{{/\(block.name)}}"
                 continue
             }
-            out += "{{" + (try expression(inner, tag: tag)) + "}}"
+            let name = try expression(inner, tag: tag)
+            // A generated UUID or time holds nothing HTML escapes.
+            if !isTriple, !inner.hasPrefix("&"), name != "uuid", name != "now" { escapes = true }
+            out += "{{" + name + "}}"
         }
         if let block = blocks.last { throw Refusal(tag: "{{#\(block.helper)}}", reason: "the block is not closed") }
         out += rest
-        return out
+        return (out, escapes)
     }
 
     /// An expression that prints a value.

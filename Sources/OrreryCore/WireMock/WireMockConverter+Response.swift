@@ -129,7 +129,14 @@ extension WireMockConverter {
 
     private mutating func translate(_ text: String, _ translator: HandlebarsTranslator, node: SourceNode, path: String) -> String? {
         do {
-            return try translator.translate(text)
+            let (template, escapes) = try translator.translateNotingEscapes(text)
+            if escapes {
+                report(
+                    node, path,
+                    "WireMock HTML-escapes values in {{...}} (& < > \" ' = `), Orrery writes them as they are; {{{...}}} is alike in both",
+                    .differs)
+            }
+            return template
         } catch {
             report(node, path, "template tag \(error.tag): \(error.reason)", .skipped)
             return nil
