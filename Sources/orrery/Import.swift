@@ -101,9 +101,9 @@ struct ImportWireMock: ParsableCommand {
     var overwrite = false
 
     func run() throws {
-        let converted: (files: [WireMockLoader.ConvertedFile], issues: [WireMockIssue])
+        let converted: (files: [WireMockLoader.ConvertedFile], stubs: [Stub], issues: [WireMockIssue])
         do {
-            converted = try WireMockLoader(roots: [root]).convert()
+            converted = try WireMockLoader(roots: [root]).convertAndDecode()
         } catch {
             for problem in error.errors { Console.error(problem.description) }
             throw ExitCode(1)

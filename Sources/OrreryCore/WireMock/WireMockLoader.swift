@@ -79,11 +79,20 @@ public struct WireMockLoader: Sendable {
 
     /// The stubs of every root, the issues found, and the number of mapping files read.
     public func load() throws(SourceErrors) -> (stubs: [Stub], issues: [WireMockIssue], files: Int) {
+        let checked = try convertAndDecode()
+        return (checked.stubs, checked.issues, checked.files.count)
+    }
+
+    /// `convert`, then each mapping decoded as a native stub: a mapping the stub decoder refuses (a regex that
+    /// cannot be matched in bounded time, say) is left out of `files` too, and its errors are issues.
+    public func convertAndDecode() throws(SourceErrors) -> (files: [ConvertedFile], stubs: [Stub], issues: [WireMockIssue]) {
         var (files, issues) = try convert()
         var stubs: [Stub] = []
-        for file in files {
+        for fileIndex in files.indices {
+            let file = files[fileIndex]
             let display = Self.join(Self.join(file.root, "mappings"), file.relative)
             let filesFolder = URL(fileURLWithPath: Self.join(file.root, "__files"))
+            var kept: [WireMockConverter.Mapping] = []
             for (index, mapping) in file.mappings.enumerated() {
                 var decoder = StubDecoder(
                     displayPath: display, directory: filesFolder, stubsRoot: filesFolder,
@@ -100,9 +109,11 @@ public struct WireMockLoader: Sendable {
                     for position in stub.responses.indices { stub.responses[position].headers.remove("Content-Type") }
                 }
                 stubs.append(stub)
+                kept.append(mapping)
             }
+            files[fileIndex].mappings = kept
         }
-        return (stubs, issues, files.count)
+        return (files, stubs, issues)
     }
 
     /// The files under a folder in the order the file system lists them, each folder's files where it comes (as
