@@ -19,7 +19,6 @@ extension WireMockConverter {
     struct ConvertedResponse {
         var node: SourceNode
         var setsContentType: Bool
-        var dribble: (chunks: Int, milliseconds: Int)?
     }
 
     mutating func convertResponse(_ node: SourceNode, path: String, parameterNames: [String]) -> ConvertedResponse {
@@ -101,10 +100,8 @@ extension WireMockConverter {
             if isTemplate { out.append(("template", .flag(true, line: node["transformers"]?.line ?? node.line))) }
         }
         if let delay = delay(node, path: path) { out.append(("delay", delay)) }
-        var dribble: (chunks: Int, milliseconds: Int)?
         if let given = node["chunkedDribbleDelay"] {
             if let chunks = given["numberOfChunks"]?.integerValue, let total = given["totalDuration"]?.integerValue, chunks > 0, total > 0 {
-                dribble = (chunks, total)
                 // The body spread over the duration; Orrery paces it byte by byte rather than in so many chunks.
                 let rate = max(1, (bodyLength * 1000 + total - 1) / total)
                 out.append(("throttle", .mapping([("bytesPerSecond", .integer(rate, line: given.line))], line: given.line)))
@@ -112,7 +109,7 @@ extension WireMockConverter {
                 report(given, "\(path).chunkedDribbleDelay", "needs 'numberOfChunks' and 'totalDuration' above 0", .skipped)
             }
         }
-        return ConvertedResponse(node: .mapping(out, line: node.line), setsContentType: setsContentType, dribble: dribble)
+        return ConvertedResponse(node: .mapping(out, line: node.line), setsContentType: setsContentType)
     }
 
     /// A header value, translated from Handlebars when the response is a template.
