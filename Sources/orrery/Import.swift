@@ -113,6 +113,7 @@ struct ImportWireMock: ParsableCommand {
         let outURL = URL(fileURLWithPath: out)
         var written = 0
         var stubs = 0
+        var inlineBodies: [WireMockImport.BodyFile] = []
         do {
             for file in converted.files where !file.mappings.isEmpty {
                 let yamlRelative = (file.relative as NSString).deletingPathExtension + ".yaml"
@@ -124,9 +125,11 @@ struct ImportWireMock: ParsableCommand {
                 let depth = yamlRelative.split(separator: "/").count - 1
                 let bodies = String(repeating: "../", count: depth) + "bodies/"
                 let origin = "mappings/" + file.relative
-                let text = WireMockImport.yaml(for: file, bodies: bodies, origin: origin)
+                let stem = (yamlRelative as NSString).deletingPathExtension.replacingOccurrences(of: "/", with: "-")
+                let (text, bodyFiles) = WireMockImport.yaml(for: file, bodies: bodies, origin: origin, stem: stem)
                 try fileManager.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
                 try Data(text.utf8).write(to: target, options: .atomic)
+                inlineBodies += bodyFiles
                 written += 1
                 stubs += file.mappings.count
             }
@@ -144,13 +147,20 @@ struct ImportWireMock: ParsableCommand {
                 try fileManager.createDirectory(at: outURL, withIntermediateDirectories: true)
                 try fileManager.copyItem(at: files, to: bodies)
             }
+            for body in inlineBodies {
+                let target = outURL.appendingPathComponent("bodies").appendingPathComponent(body.path)
+                try fileManager.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try Data(body.bytes).write(to: target, options: .atomic)
+            }
         } catch let exit as ExitCode {
             throw exit
         } catch {
             Console.error("orrery: cannot write under \(out): \(error.localizedDescription)")
             throw ExitCode(1)
         }
-        let left = converted.issues.filter { $0.effect == .skipped }.map { "\($0.file)#\($0.mappingPath)" }
-        Console.out("Imported \(stubs) mapping(s) into \(written) file(s) under \(out); \(Set(left).count) not imported.")
+        let left = Set(converted.issues.filter { $0.effect == .skipped }.map { "\($0.file)#\($0.mappingPath)" }).count
+        Console.out("Imported \(stubs) of \(stubs + left) mapping(s) into \(written) file(s) under \(out).")
+        // As every importer: a failure only when nothing could be imported.
+        if stubs == 0, left > 0 { throw ExitCode(1) }
     }
 }

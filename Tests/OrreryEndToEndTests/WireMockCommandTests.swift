@@ -67,9 +67,14 @@ struct WireMockCommandTests {
     @Test("import wiremock writes native YAML that answers as the root does")
     func importRoot() throws {
         let scratch = try Self.root()
+        let large = String(repeating: "0123456789", count: 500)
+        try scratch.write("wm/mappings/big.json", #"{"request": {"urlPath": "/big"}, "response": {"body": "\#(large)"}}"#)
         let imported = try OrreryProcess.run(["import", "wiremock", scratch.path("wm"), "--out", scratch.path("native")])
         #expect(imported.status == 0, "\(imported.errors)")
-        #expect(imported.output.contains("Imported 3 mapping(s) into 1 file(s)"))
+        #expect(imported.output.contains("Imported 4 of 4 mapping(s) into 2 file(s)"))
+        // A body over 4 KB written in the mapping becomes a body file.
+        let big = (try? String(contentsOfFile: scratch.path("native/big.yaml"), encoding: .utf8)) ?? ""
+        #expect(big.contains("bodyFile: bodies/inline/big-1.txt"))
         let yaml = (try? String(contentsOfFile: scratch.path("native/api.yaml"), encoding: .utf8)) ?? ""
         #expect(yaml.contains("- name: user\n"))
         #expect(yaml.contains("bodyFile: bodies/me.json"))
@@ -80,6 +85,7 @@ struct WireMockCommandTests {
         #expect(try Curl.run(["\(base)/users/7?q=x"]) == #"{"id": "7", "q": "x"}"#)
         #expect(try Curl.run(["\(base)/users/1"]) == #"{"me": true}"#)
         #expect(try Curl.run(["-X", "POST", "-d", #"{"user": "ada"}"#, "\(base)/login"]) == #"{"token":"t-1"}"#)
+        #expect(try Curl.run(["\(base)/big"]) == large)
         #expect(orrery.stop() == 0)
     }
 
