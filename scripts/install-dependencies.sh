@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs, on Debian or Ubuntu and only when missing, the system libraries Orrery builds against (libevent with
 # OpenSSL and pthreads, zlib, pkg-config) and, with --with-test-tools, the programs its tests drive: curl, Python
-# with requests, Node.js, headless Chromium and chromedriver (the dashboard's browser tests), openssl.
+# with requests, Node.js, headless Chromium and chromedriver (the dashboard's browser tests), openssl, and Java with
+# the Python package wiremock, whose standalone WireMock jar the WireMock comparison runs against.
 #
 #   scripts/install-dependencies.sh                    # what building and serving need (scripts/run.sh)
 #   scripts/install-dependencies.sh --with-test-tools  # and what the tests use (scripts/test.sh)
@@ -28,6 +29,7 @@ if $with_test_tools; then
     command -v chromium >/dev/null 2>&1 || missing+=(chromium)
     command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
     command -v unshare >/dev/null 2>&1 || missing+=(util-linux)
+    command -v java >/dev/null 2>&1 || missing+=(default-jre-headless)
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then
@@ -51,4 +53,10 @@ if $with_test_tools && ! python3 -c "import requests" >/dev/null 2>&1; then
     else
         python3 -m pip install --quiet requests
     fi
+fi
+
+# The Python package wiremock: its standalone WireMock jar is the reference scripts/wiremock-compare.py runs.
+if $with_test_tools && ! python3 -c "import wiremock" >/dev/null 2>&1; then
+    echo "Installing the Python package wiremock ..." >&2
+    python3 -m pip install --quiet wiremock || python3 -m pip install --quiet --break-system-packages wiremock
 fi

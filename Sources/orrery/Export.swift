@@ -5,8 +5,8 @@ import OrreryEvent
 
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Export what a running Orrery has seen.",
-        subcommands: [ExportHAR.self, ExportHoverfly.self]
+        abstract: "Export what a running Orrery has seen, or its stubs.",
+        subcommands: [ExportHAR.self, ExportHoverfly.self, ExportWireMock.self]
     )
 }
 
@@ -63,5 +63,131 @@ struct ExportHAR: ParsableCommand {
             throw ExitCode(1)
         }
         Console.error("wrote \(out)")
+    }
+}
+
+struct ExportWireMock: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "wiremock",
+        abstract: "Write stubs as a WireMock root (mappings/, __files/): a stubs folder's, or a running daemon's.",
+        discussion: """
+            With --stubs, the stub files of that folder; with --url, the stubs a running daemon serves \
+            (GET /__admin/stubs; stubs with body files are read from the folder the daemon runs in). A stub that \
+            WireMock cannot express (a host, form fields, a template, a sequence, paginate) is named on standard \
+            error and left out. Orrery's regexes match anywhere, WireMock's the whole text: they are written so.
+            """
+    )
+
+    @Option(help: ArgumentHelp("The WireMock root to write (made if missing; its mappings/ and __files/ are replaced).", valueName: "dir"))
+    var out: String
+
+    @Option(help: ArgumentHelp("A stubs folder to export.", valueName: "folder"))
+    var stubs: String?
+
+    @Option(help: ArgumentHelp("A running daemon's base URL.", valueName: "url"))
+    var url: String?
+
+    @Option(help: ArgumentHelp("The daemon's admin token, if it has one (default: $ORRERY_ADMIN_TOKEN).", valueName: "token"))
+    var adminToken: String?
+
+    func validate() throws {
+        guard (stubs == nil) != (url == nil) else { throw ValidationError("Give one of --stubs and --url.") }
+    }
+
+    func run() throws {
+        let loaded: [Stub]
+        if let stubs {
+            do {
+                loaded = try StubLoader(root: stubs).load()
+            } catch {
+                for problem in error.errors { Console.error(problem.description) }
+                throw ExitCode(1)
+            }
+        } else {
+            loaded = try fetchStubs()
+        }
+        let (files, skipped) = WireMockExport.root(from: loaded)
+        for line in skipped { Console.error("orrery: not exported: \(line)") }
+        let root = URL(fileURLWithPath: out)
+        do {
+            for folder in ["mappings", "__files"] {
+                let url = root.appendingPathComponent(folder)
+                if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
+            }
+            for file in files {
+                let target = root.appendingPathComponent(file.path)
+                try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try Data(file.bytes).write(to: target, options: .atomic)
+            }
+        } catch {
+            Console.error("orrery: cannot write \(out): \(error.localizedDescription)")
+            throw ExitCode(1)
+        }
+        let mappings = files.filter { $0.path.hasPrefix("mappings/") }.count
+        Console.out("Exported \(mappings) of \(loaded.count) stub(s) as WireMock mappings under \(out).")
+    }
+
+    /// The daemon's stubs, decoded again from the definitions its admin API lists.
+    private func fetchStubs() throws -> [Stub] {
+        let base = url ?? ""
+        let trimmed = base.hasSuffix("/") ? String(base.dropLast()) : base
+        guard let endpoint = URL(string: trimmed + "/__admin/stubs"), let scheme = endpoint.scheme,
+            scheme == "http" || scheme == "https", let host = endpoint.host
+        else {
+            throw ValidationError("--url must be an http:// URL such as http://127.0.0.1:8080, not '\(base)'.")
+        }
+        let name = host.contains(":") ? "[\(host)]" : host
+        let upstream = Upstream(
+            scheme: scheme, hostAndPort: endpoint.port.map { "\(name):\($0)" } ?? name, environmentKey: nil, canonicalHost: nil)
+        var headers: HTTPHeaders = ["Host": upstream.hostHeader, "Accept": "application/json"]
+        if let token = adminToken ?? ProcessInfo.processInfo.environment["ORRERY_ADMIN_TOKEN"] {
+            headers.add("X-Orrery-Admin-Token", token)
+        }
+        let listing: JSONValue
+        switch BlockingFetch.send(UpstreamRequest(upstream: upstream, method: "GET", target: endpoint.path, headers: headers, body: [])) {
+        case .failure(let failure):
+            Console.error("orrery: cannot reach \(trimmed): \(failure.message)")
+            throw ExitCode(1)
+        case .success(let response) where response.status != 200:
+            Console.error("orrery: \(endpoint) answered \(response.status): \(response.body.text)")
+            throw ExitCode(1)
+        case .success(let response):
+            do {
+                listing = try JSONValue.parse(response.body.bytes)
+            } catch {
+                Console.error("orrery: \(endpoint) did not answer JSON: \(error.message)")
+                throw ExitCode(1)
+            }
+        }
+        guard case .array(let entries)? = listing["stubs"] else {
+            Console.error("orrery: \(endpoint) answered no 'stubs' list")
+            throw ExitCode(1)
+        }
+        var stubs: [Stub] = []
+        let folder = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        for entry in entries {
+            guard let definition = entry["stub"], let id = entry["id"]?.stringValue else { continue }
+            let label = entry["name"]?.stringValue ?? id
+            do throws(JSONSyntaxError) {
+                var node = try StubLoader.parse(definition.encodedBytes, isJSON: true)
+                // A stub written under a file's base is listed with it: decode it as that file would.
+                if let base = definition["base"], case .object(let members) = definition {
+                    let rest = JSONValue.object(members.filter { $0.0 != "base" })
+                    node = try StubLoader.parse(JSONValue.object([("base", base), ("stubs", .array([rest]))]).encodedBytes, isJSON: true)
+                }
+                var decoder = StubDecoder(displayPath: label, directory: folder, stubsRoot: folder, makeID: { _ in id })
+                let decoded = decoder.decodeFile(node)
+                guard decoder.errors.isEmpty, var stub = decoded.first else {
+                    Console.error("orrery: not exported: \(label): \(decoder.errors.map(\.message).joined(separator: "; "))")
+                    continue
+                }
+                stub.id = id
+                if let priority = entry["priority"], case .number(let value, _) = priority { stub.priority = Int(value) }
+                stubs.append(stub)
+            } catch {
+                Console.error("orrery: not exported: \(label): \(error.message)")
+            }
+        }
+        return stubs
     }
 }

@@ -221,6 +221,7 @@ struct Serve: ParsableCommand {
         configuration.drainTimeoutMilliseconds = drainTimeout.milliseconds
         configuration.stubsFolder = sources.stubs
         configuration.maximumBodyFileBytes = sources.maxBodyFile
+        configuration.wireMockRoots = sources.wiremockRoots
         // The default folder may not exist in a new project: no stubs, and a warning. One named with --stubs must.
         configuration.allowsMissingStubsFolder = !sources.isStubsFolderGiven
         configuration.persistsEnvironmentChoices = !ignoreEnvState
@@ -271,7 +272,7 @@ struct Serve: ParsableCommand {
             Console.error("orrery: not starting: \(error)")
             throw ExitCode(1)
         }
-        if !sources.isStubsFolderGiven, !FileManager.default.fileExists(atPath: sources.stubs) {
+        if !sources.isStubsFolderGiven, sources.wiremockRoots.isEmpty, !FileManager.default.fileExists(atPath: sources.stubs) {
             logger.warning(
                 "there is no stubs folder '\(sources.stubs)' here: serving no stubs until it exists (mkdir \(sources.stubs), or point --stubs at yours)")
         }

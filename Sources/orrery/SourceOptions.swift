@@ -14,6 +14,11 @@ struct SourceOptions: ParsableArguments {
     /// Whether `--stubs` named the folder (which must then exist).
     var isStubsFolderGiven: Bool { givenStubs != nil }
 
+    @Option(
+        name: .customLong("wiremock-root"),
+        help: ArgumentHelp("A WireMock root (mappings/, __files/) served as WireMock would serve it (repeatable).", valueName: "folder"))
+    var wiremockRoots: [String] = []
+
     @Option(help: ArgumentHelp("Folder holding hosts.json, the environment map (optional).", valueName: "folder"))
     var config = "config"
 

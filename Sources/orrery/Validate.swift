@@ -17,11 +17,28 @@ struct Validate: ParsableCommand {
         var errors: [SourceError] = []
         var stubCount = 0
         var fileCount = 0
-        for path in paths.isEmpty ? [sources.stubs] : paths {
+        // With only WireMock roots named, the default stubs folder need not exist.
+        let readsStubs = !paths.isEmpty || sources.isStubsFolderGiven || sources.wiremockRoots.isEmpty
+            || FileManager.default.fileExists(atPath: sources.stubs)
+        for path in readsStubs ? (paths.isEmpty ? [sources.stubs] : paths) : [] {
             do {
                 let loaded = try StubLoader.loadPath(path, maximumBodyFileBytes: sources.maxBodyFile)
                 stubCount += loaded.stubs.count
                 fileCount += loaded.files
+            } catch {
+                errors += error.errors
+            }
+        }
+        var wireMockNote = ""
+        var issueCount = 0
+        if !sources.wiremockRoots.isEmpty {
+            do {
+                let loaded = try WireMockLoader(roots: sources.wiremockRoots).load()
+                for issue in loaded.issues { Console.error(issue.description) }
+                // A difference is told; a mapping that is not served is a problem.
+                issueCount = loaded.issues.filter { $0.effect == .skipped }.count
+                let skipped = Set(loaded.issues.filter { $0.effect == .skipped }.map { "\($0.file)#\($0.mappingPath)" }).count
+                wireMockNote = "; \(loaded.stubs.count) WireMock mapping(s) served from \(loaded.files) file(s), \(skipped) not served"
             } catch {
                 errors += error.errors
             }
@@ -34,13 +51,13 @@ struct Validate: ParsableCommand {
         } catch {
             errors += error.errors
         }
-        guard errors.isEmpty else {
+        guard errors.isEmpty, issueCount == 0 else {
             for error in errors { Console.error(error.description) }
-            Console.error("\(errors.count) problem(s) found.")
+            Console.error("\(errors.count + issueCount) problem(s) found.")
             throw ExitCode(1)
         }
         let checked = paths.isEmpty ? sources.stubs : paths.joined(separator: ", ")
-        Console.out("OK: \(stubCount) stub(s) in \(fileCount) file(s) under \(checked); \(hostMapNote).")
+        Console.out("OK: \(stubCount) stub(s) in \(fileCount) file(s) under \(checked)\(wireMockNote); \(hostMapNote).")
     }
 }
 

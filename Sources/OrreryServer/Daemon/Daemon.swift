@@ -37,8 +37,9 @@ public final class Daemon: Sendable {
         }
         registry = StubRegistry(
             stubsFolder: configuration.stubsFolder, allowsMissingFolder: configuration.allowsMissingStubsFolder,
-            maximumBodyFileBytes: configuration.maximumBodyFileBytes)
+            maximumBodyFileBytes: configuration.maximumBodyFileBytes, wireMockRoots: configuration.wireMockRoots)
         try registry.reload()
+        for issue in registry.wireMock?.issues ?? [] { logger.warning("WireMock: \(issue)") }
         if let map = try HostMapDecoder.load(path: configuration.hostMapPath) {
             environments = try EnvironmentRegistry(
                 map: map, statePath: configuration.environmentStatePath, override: configuration.environment,
@@ -196,11 +197,17 @@ public final class Daemon: Sendable {
         do {
             let (stubs, files) = try registry.reload()
             logger.info("stubs reloaded (\(reason)): \(stubs) stubs from \(files) files")
+            logWireMockIssues()
             return true
         } catch {
             logger.error("reload (\(reason)) failed; still serving the previous \(registry.index.count) stubs:\n\(error)")
             return false
         }
+    }
+
+    /// Says which WireMock mappings are not served, or served with a difference, and why.
+    private func logWireMockIssues() {
+        for issue in registry.wireMock?.issues ?? [] { logger.warning("WireMock: \(issue)") }
     }
 
     /// Serves until SIGINT or SIGTERM, on the calling thread: SIGHUP reloads, and the stubs folder is watched.

@@ -6,6 +6,8 @@ public struct DaemonConfiguration: Sendable {
     public var http = HTTPServerConfiguration()
     /// Folder of stub files.
     public var stubsFolder = "stubs"
+    /// WireMock roots served beside the stubs (`--wiremock-root`), as WireMock would serve them.
+    public var wireMockRoots: [String] = []
     /// Folder of `orrery.json` and `hosts.json`.
     public var configFolder = "config"
     public var logLevel = LogLevel.info

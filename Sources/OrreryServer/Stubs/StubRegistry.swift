@@ -40,14 +40,17 @@ public final class StubRegistry: Sendable {
 
     /// `--max-body-file`, for every loader made here.
     public let maximumBodyFileBytes: Int
+    /// WireMock roots served beside the stub files (`--wiremock-root`).
+    public let wireMock: WireMockRoots?
 
     public init(
         stubsFolder: String, allowsMissingFolder: Bool = false,
-        maximumBodyFileBytes: Int = StubDecoder.defaultMaximumBodyFileBytes
+        maximumBodyFileBytes: Int = StubDecoder.defaultMaximumBodyFileBytes, wireMockRoots: [String] = []
     ) {
         self.stubsFolder = stubsFolder
         self.allowsMissingFolder = allowsMissingFolder
         self.maximumBodyFileBytes = maximumBodyFileBytes
+        wireMock = wireMockRoots.isEmpty ? nil : WireMockRoots(roots: wireMockRoots)
         var loader = StubLoader(root: stubsFolder)
         loader.maximumBodyFileBytes = maximumBodyFileBytes
         state = Mutex(State(loader: loader))
@@ -61,7 +64,7 @@ public final class StubRegistry: Sendable {
             if let fixtures = state.fixtureLoader, state.fixturePin == nil {
                 folders.append((fixtures.root, fixtures.excludedFolders))
             }
-            return folders
+            return folders + (wireMock?.folders ?? []).map { ($0, []) }
         }
     }
 
@@ -127,8 +130,13 @@ public final class StubRegistry: Sendable {
     /// Reads the files; call holding `reloadLock`.
     private func loadFiles() throws(SourceErrors) -> LoadedFiles {
         let (loader, fixtureLoader, isPinned) = state.withLock { ($0.loader, $0.fixtureLoader, $0.fixturePin != nil) }
-        let (loaded, files) =
+        var (loaded, files) =
             allowsMissingFolder && !FileSystem.isDirectory(loader.root) ? ([], 0) : try loader.loadWithFileCount()
+        if let wireMock {
+            let mappings = try wireMock.load()
+            loaded += mappings.stubs
+            files += mappings.files
+        }
         let fixtures = isPinned ? nil : try fixtureLoader.map { loader throws(SourceErrors) in try Self.loadFixtures(loader) }
         // Prepared before the lock: compressing bodies must not hold up the event loops picking up an index.
         return LoadedFiles(stubs: prepare(loaded), files: files, fixtures: fixtures.map { (prepare($0.0), $0.1) })
