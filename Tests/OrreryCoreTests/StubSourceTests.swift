@@ -103,3 +103,19 @@ struct CorePurityTests {
         #expect(found.isEmpty, "\(found.map { "\($0.file): \($0.line)" })")
     }
 }
+
+@Suite("ByteSearch: two bytes at once")
+struct ByteSearchEitherTests {
+    @Test("Says whether either byte is there, as a plain scan does, at every length")
+    func sameAsAScan() {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0..<40 {
+            for _ in 0..<20 {
+                let bytes = (0..<length).map { _ in UInt8.random(in: 0...15, using: &generator) }
+                bytes.withUnsafeBufferPointer { buffer in
+                    #expect(ByteSearch.contains(0x0D, or: 0x00, in: buffer) == bytes.contains { $0 == 0x0D || $0 == 0 })
+                }
+            }
+        }
+    }
+}

@@ -351,6 +351,8 @@ public struct HTTP1Parser {
     }
 
     private func rejectBareCR(_ line: UnsafeBufferPointer<UInt8>, in place: String) throws(HTTP1ParseError) {
+        // One pass for the common case, a line with neither; which one it is only matters for the error.
+        guard ByteSearch.contains(0x0D, or: 0x00, in: line) else { return }
         if ByteSearch.firstIndex(of: 0x0D, in: line) != nil {
             throw .malformed("A bare CR (not followed by LF) in \(place).")
         }
