@@ -19,4 +19,6 @@ if [ "$#" -eq 0 ]; then
     (cd Examples/WeatherApp && swift test --parallel)
     # The DocC documentation of OrreryClient and OrreryTesting, failing on any warning (about 25 s once built).
     scripts/docs.sh
+    # swift-format's findings on the Swift lines changed since the baseline commit named in the script (a few seconds).
+    scripts/format.sh --lint
 fi

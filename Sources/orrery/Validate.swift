@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OrreryCore
+import OrreryServer
 
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(

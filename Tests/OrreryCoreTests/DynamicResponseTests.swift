@@ -274,7 +274,7 @@ struct PaginationTests {
 
     @Test("paginate in a stub: inline items or a body file; the response renders per request")
     func decoded() throws {
-        try withTemporaryFolder([
+        try withStubFiles([
             "stubs/bodies/repos.json": #"{"total_count": 3, "items": [{"id": 1}, {"id": 2}, {"id": 3}]}"#,
             "stubs/search.yaml": """
                 - request: { path: /search/repositories }

@@ -18,21 +18,18 @@ struct FixtureFileTests {
             decodedBody: body, encoding: encoding)
     }
 
-    /// Writes the files under a new folder and loads every stub from it.
+    /// Puts the files and their body files in a source in memory and loads every stub from it, as the daemon loads
+    /// a recording folder. The folder is where they would be on disk; nothing is written there.
     static func load(_ files: [FixtureFile]) throws -> (folder: URL, index: StubIndex) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("orrery-fixtures-\(UUID().uuidString)")
+        var source = MemoryStubSource(root: "recordings")
         for var file in files {
             let (text, bodies) = file.render()
-            for body in bodies { try write(Data(body.bytes), to: folder.appendingPathComponent(body.path)) }
-            try write(Data(text.utf8), to: folder.appendingPathComponent(file.relativePath))
+            for body in bodies { source.files[body.path] = body.bytes }
+            source.files[file.relativePath] = Array(text.utf8)
         }
-        let stubs = try StubLoader(root: folder.path).load()
+        let stubs = try StubLoader(source: source).load()
         return (folder, StubIndex(stubs))
-    }
-
-    static func write(_ data: Data, to url: URL) throws {
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try data.write(to: url)
     }
 
     static let awkwardTexts: [String] = [

@@ -425,18 +425,16 @@ struct StubDecoderResponseTests {
 
     @Test("bodyFile is read relative to the stub file's folder")
     func bodyFile() throws {
-        try withTemporaryFolder(["users.json": #"[{"id":1}]"#, "page.html": "<p>hi</p>"]) { folder in
-            let stubs = try StubText.decode(
-                """
-                - response: { bodyFile: users.json }
-                - response: { bodyFile: page.html }
-                """, as: .yaml, directory: folder.url)
-            try #require(stubs.count == 2)
-            #expect(String(decoding: stubs[0].response.body, as: UTF8.self) == #"[{"id":1}]"#)
-            #expect(stubs[0].response.headers["Content-Type"] == "application/json")
-            #expect(String(decoding: stubs[1].response.body, as: UTF8.self) == "<p>hi</p>")
-            #expect(stubs[1].response.headers["Content-Type"] == "text/html; charset=utf-8")
-        }
+        let stubs = try StubText.decode(
+            """
+            - response: { bodyFile: users.json }
+            - response: { bodyFile: page.html }
+            """, as: .yaml, bodyFiles: ["users.json": #"[{"id":1}]"#, "page.html": "<p>hi</p>"])
+        try #require(stubs.count == 2)
+        #expect(String(decoding: stubs[0].response.body, as: UTF8.self) == #"[{"id":1}]"#)
+        #expect(stubs[0].response.headers["Content-Type"] == "application/json")
+        #expect(String(decoding: stubs[1].response.body, as: UTF8.self) == "<p>hi</p>")
+        #expect(stubs[1].response.headers["Content-Type"] == "text/html; charset=utf-8")
     }
 
     @Test("delay and priority")

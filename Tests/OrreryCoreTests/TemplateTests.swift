@@ -227,9 +227,10 @@ struct TemplateStubTests {
 
     @Test("A body file is a template too")
     func bodyFile() throws {
-        try withTemporaryFolder(["stubs/bodies/user.json": #"{"id": "{{params.id}}", "path": "{{request.path}}"}"#]) { folder in
-            let root = folder.url.appendingPathComponent("stubs")
-            var decoder = StubDecoder(displayPath: "stubs/u.yaml", directory: root, stubsRoot: root, makeID: { "s\($0)" })
+        try withStubFiles(["stubs/bodies/user.json": #"{"id": "{{params.id}}", "path": "{{request.path}}"}"#]) {
+            folder in
+            var decoder = StubDecoder(
+                displayPath: "stubs/u.yaml", source: folder.source(), folder: "", makeID: { "s\($0)" })
             let node = try StubLoader.parse(
                 Array(#"{"request": {"path": "/u/{id}"}, "response": {"template": true, "bodyFile": "bodies/user.json"}}"#.utf8),
                 isJSON: true)

@@ -43,14 +43,29 @@ struct ValidateCommandTests {
     }
 }
 
-@Suite("Stub files guide")
-struct StubFilesGuideTests {
+@Suite("Stub examples in the README and the guides")
+struct StubExampleTests {
+    static func text(of file: String) throws -> String {
+        try String(contentsOf: OrreryProcess.packageRoot.appendingPathComponent(file), encoding: .utf8)
+    }
+
     @Test("the stub example in docs/stub-files.md is the example file the daemon serves")
     func stubExampleIsServed() throws {
-        let guide = try String(
-            contentsOf: OrreryProcess.packageRoot.appendingPathComponent("docs/stub-files.md"), encoding: .utf8)
-        let example = try String(
-            contentsOf: OrreryProcess.packageRoot.appendingPathComponent("stubs/auth.yaml"), encoding: .utf8)
+        let guide = try Self.text(of: "docs/stub-files.md")
+        let example = try Self.text(of: "stubs/auth.yaml")
         #expect(guide.contains("```yaml\n" + example + "```"))
+    }
+
+    @Test("the README's stub example loads as it is written")
+    func readmeExampleLoads() throws {
+        let readme = try Self.text(of: "README.md")
+        let start = try #require(readme.range(of: "```yaml\n"), "the README shows no YAML stub")
+        let end = try #require(readme[start.upperBound...].range(of: "```"), "the README's YAML block is not closed")
+        let scratch = try Scratch(["stubs/tour.yaml": String(readme[start.upperBound..<end.lowerBound])])
+        let result = try OrreryProcess.run([
+            "validate", "--stubs", scratch.path("stubs"), "--config", scratch.path("config"),
+        ])
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.output.contains("OK: 1 stub(s) in 1 file(s)"))
     }
 }

@@ -63,16 +63,10 @@ struct FixedGenerator: RandomNumberGenerator {
     }
 }
 
-/// A stubs folder of this process for `bodyFile` paths to resolve in: `bodies/body.json` inside it, and beside it
-/// (outside the folder) `outside.json`, whose text no stub may ever serve.
-let scratchFolder: URL = {
-    let parent = FileManager.default.temporaryDirectory.appendingPathComponent("orrery-fuzz-\(getpid())")
-    let url = parent.appendingPathComponent("stubs")
-    try? FileManager.default.createDirectory(at: url.appendingPathComponent("bodies"), withIntermediateDirectories: true)
-    try? Data("{\"fuzz\":true}".utf8).write(to: url.appendingPathComponent("bodies/body.json"))
-    try? Data(outsideText.utf8).write(to: parent.appendingPathComponent("outside.json"))
-    return url
-}()
+/// The stubs folder `bodyFile` paths resolve in, as the loader reads it (in memory: the core reads no disk):
+/// `bodies/body.json` inside it, and beside it (outside the folder) `outside.json`, whose text no stub may ever serve.
+let scratchSource = MemoryStubSource(
+    root: "stubs", texts: ["bodies/body.json": "{\"fuzz\":true}", "../outside.json": outsideText])
 
 let outsideText = "OUTSIDE-THE-STUBS-FOLDER"
 

@@ -37,17 +37,16 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         exchangesByFile[route, default: []].append(exchange)
     }
     runs += 1
-    let folder = scratchFolder.appendingPathComponent("har-\(runs)")
-    defer { try? FileManager.default.removeItem(at: folder) }
-    for (route, var file) in files.sorted(by: { $0.key < $1.key }) {
+    // The recording folder as the loader reads it: each route file's body files beside it, in memory.
+    var folder = MemoryStubSource(root: "recordings")
+    var texts: [String: String] = [:]
+    for (route, var file) in files {
         let (text, bodyFiles) = file.render()
-        let fileURL = folder.appendingPathComponent(route)
-        let directory = fileURL.deletingLastPathComponent()
-        for body in bodyFiles {
-            let url = folder.appendingPathComponent(body.path)
-            try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try? Data(body.bytes).write(to: url)
-        }
+        texts[route] = text
+        for body in bodyFiles { folder.files[body.path] = body.bytes }
+    }
+    for (route, text) in texts.sorted(by: { $0.key < $1.key }) {
+        let directory = route.split(separator: "/").dropLast().joined(separator: "/")
         let node: SourceNode
         do {
             node = try StubLoader.parse(Array(text.utf8), isJSON: false)
@@ -55,7 +54,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
             fatalError("the fixture file \(route) does not parse: line \(error.line): \(error.message)\n\(text)")
         }
         var decoder = StubDecoder(
-            displayPath: route, directory: directory, stubsRoot: folder, makeID: { StubID.make(file: route, index: $0) })
+            displayPath: route, source: folder, folder: directory, makeID: { StubID.make(file: route, index: $0) })
         let stubs = decoder.decodeFile(node)
         require(decoder.errors.isEmpty, "the fixture file \(route) does not load: \(decoder.errors)\n\(text)")
         let index = StubIndex(stubs)

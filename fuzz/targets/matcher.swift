@@ -22,7 +22,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     var stubs: [Stub] = []
     for (position, section) in sections.enumerated() {
         var decoder = StubDecoder(
-            displayPath: "fuzz", directory: scratchFolder, stubsRoot: scratchFolder, makeID: { "\($0)" })
+            displayPath: "fuzz", source: scratchSource, folder: "", makeID: { "\($0)" })
         let pattern = decoder.decodeRequestPattern(section)
         guard decoder.errors.isEmpty else { continue }
         stubs.append(Stub(id: "stub-\(position)", request: pattern, response: ResponseDefinition()))

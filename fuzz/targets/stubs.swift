@@ -58,7 +58,7 @@ func load(_ file: [UInt8], isJSON: Bool, display: String) -> Loaded {
         return Loaded(errors: [SourceError(file: display, line: error.line, message: error.message)])
     }
     var decoder = StubDecoder(
-        displayPath: display, directory: scratchFolder, stubsRoot: scratchFolder,
+        displayPath: display, source: scratchSource, folder: "",
         makeID: { StubID.make(file: display, index: $0) })
     let stubs = decoder.decodeFile(node)
     return Loaded(stubs: decoder.errors.isEmpty ? stubs : [], errors: decoder.errors)

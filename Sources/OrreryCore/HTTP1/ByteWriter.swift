@@ -1,5 +1,3 @@
-import Glibc
-
 /// Writes bytes into memory sized beforehand: how the encoder makes a head, instead of growing an array a piece at
 /// a time (each append checks capacity and uniqueness; measuring first and copying each string once does not).
 struct ByteWriter {
@@ -25,7 +23,7 @@ struct ByteWriter {
     mutating func write(_ bytes: UnsafeRawBufferPointer) {
         let length = min(bytes.count, capacity - count)
         guard length > 0, let source = bytes.baseAddress else { return }
-        memcpy(base + count, source, length)
+        UnsafeMutableRawPointer(base + count).copyMemory(from: source, byteCount: length)
         count += length
     }
 

@@ -1,5 +1,3 @@
-import Glibc
-
 /// Reads HTTP/1.x messages from bytes as they arrive (RFC 9112): the server's requests and the upstream client's
 /// responses, with one grammar and one body framing.
 ///
@@ -162,10 +160,7 @@ public struct HTTP1Parser {
     private mutating func nextLine(_ bytes: UnsafeBufferPointer<UInt8>, from offset: Int) throws(HTTP1ParseError)
         -> (start: Int, end: Int, next: Int)?
     {
-        var index = bytes.count
-        if let base = bytes.baseAddress, let found = memchr(base + offset, 0x0A, bytes.count - offset) {
-            index = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
-        }
+        let index = ByteSearch.firstIndex(of: 0x0A, in: bytes, from: offset) ?? bytes.count
         let length = index - offset
         switch state {
         case .startLine:
@@ -356,10 +351,12 @@ public struct HTTP1Parser {
     }
 
     private func rejectBareCR(_ line: UnsafeBufferPointer<UInt8>, in place: String) throws(HTTP1ParseError) {
-        if let base = line.baseAddress, memchr(base, 0x0D, line.count) != nil {
+        // One pass for the common case, a line with neither; which one it is only matters for the error.
+        guard ByteSearch.contains(0x0D, or: 0x00, in: line) else { return }
+        if ByteSearch.firstIndex(of: 0x0D, in: line) != nil {
             throw .malformed("A bare CR (not followed by LF) in \(place).")
         }
-        if let base = line.baseAddress, memchr(base, 0x00, line.count) != nil {
+        if ByteSearch.firstIndex(of: 0x00, in: line) != nil {
             throw .malformed("A NUL byte in \(place).")
         }
     }

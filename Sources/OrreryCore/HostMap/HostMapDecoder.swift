@@ -8,15 +8,12 @@ public enum HostMapDecoder {
     ]
     static let hostKeys = ["key", "host", "protocol", "inject_headers"]
 
-    /// Loads the map at `path`; nil when the file does not exist (the map is optional).
-    public static func load(path: String) throws(SourceErrors) -> HostMap? {
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw SourceErrors([SourceError(file: path, line: 0, message: "cannot be read")])
-        }
+    /// Decodes the bytes of a host map file; errors are reported under `file`. Reading the file is the caller's:
+    /// the daemon's `HostMapDecoder.load(path:)` in OrreryServer.
+    public static func decode(_ bytes: [UInt8], file path: String) throws(SourceErrors) -> HostMap {
         let root: SourceNode
         do {
-            root = try JSONSourceParser.parse(Array(data))
+            root = try JSONSourceParser.parse(bytes)
         } catch {
             throw SourceErrors([SourceError(file: path, line: error.line, message: error.message)])
         }

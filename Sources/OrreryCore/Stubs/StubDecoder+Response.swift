@@ -218,25 +218,16 @@ extension StubDecoder {
     }
 
     mutating func readBodyFile(_ relative: String, line: Int) -> [UInt8]? {
-        let root = stubsRoot.standardizedFileURL.resolvingSymlinksInPath().path
-        let candidate = (relative.hasPrefix("/") ? URL(fileURLWithPath: relative) : directory.appendingPathComponent(relative))
-            .standardizedFileURL.resolvingSymlinksInPath().path
-        guard candidate.hasPrefix(root.hasSuffix("/") ? root : root + "/") else {
+        do {
+            return try source.bodyFile(relative, from: folder, maximumBytes: maximumBodyFileBytes)
+        } catch .outsideRoot {
             fail(line, "bodyFile '\(relative)' is outside the stubs folder")
-            return nil
-        }
-        // Read whole, and held for every stub that names it: the size is checked first, not found out by reading.
-        if let size = (try? FileManager.default.attributesOfItem(atPath: candidate))?[.size] as? Int,
-            size > maximumBodyFileBytes
-        {
+        } catch .tooLarge(let size) {
             fail(line, "bodyFile '\(relative)' is \(size) bytes, over --max-body-file (\(maximumBodyFileBytes) bytes)")
-            return nil
-        }
-        guard let data = FileManager.default.contents(atPath: candidate) else {
+        } catch {
             fail(line, "bodyFile '\(relative)' cannot be read")
-            return nil
         }
-        return Array(data)
+        return nil
     }
 
     /// The response headers, and the line each value was written on (for errors in templated values).

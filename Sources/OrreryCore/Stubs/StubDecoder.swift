@@ -7,10 +7,10 @@ import Foundation
 public struct StubDecoder {
     /// The file name errors are reported under.
     public let displayPath: String
-    /// Folder that `bodyFile` paths are relative to.
-    public let directory: URL
-    /// `bodyFile` must resolve to a file inside this folder.
-    public let stubsRoot: URL
+    /// Where `bodyFile`s are read from; it refuses a file outside the stubs folder.
+    public let source: any StubSource
+    /// The stub file's folder, relative to the source's root: `bodyFile` paths are relative to it.
+    public let folder: String
     /// Makes the id of the stub at a position in the file.
     public let makeID: (Int) -> String
     /// `--max-body-file`: a larger body file is refused, before it is read.
@@ -23,10 +23,10 @@ public struct StubDecoder {
     /// holds that list (and its 16-byte value) once instead of 1,000 times.
     var internedHeaders: Set<HTTPHeaders> = []
 
-    public init(displayPath: String, directory: URL, stubsRoot: URL, makeID: @escaping (Int) -> String) {
+    public init(displayPath: String, source: any StubSource, folder: String, makeID: @escaping (Int) -> String) {
         self.displayPath = displayPath
-        self.directory = directory
-        self.stubsRoot = stubsRoot
+        self.source = source
+        self.folder = folder
         self.makeID = makeID
     }
 

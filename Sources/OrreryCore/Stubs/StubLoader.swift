@@ -1,10 +1,8 @@
-import Foundation
-
-/// Reads every stub file under a folder: `.json`, `.yaml` and `.yml`, skipping `bodies/` folders and temporary
+/// Reads every stub file of a source: `.json`, `.yaml` and `.yml`, skipping `bodies/` folders and temporary
 /// files (names starting with `.` or ending in `.tmp`).
 public struct StubLoader: Sendable {
-    /// The folder as the user named it; error messages use paths under this name.
-    public let root: String
+    /// Where the files come from: a folder on disk in the daemon, files in memory in tests.
+    public let source: any StubSource
     /// Folders under the root (relative paths) that another loader reads: a recording folder inside the stubs.
     /// `""` is the root itself: the loader reads nothing.
     public let excludedFolders: Set<String>
@@ -13,19 +11,14 @@ public struct StubLoader: Sendable {
     /// `--max-body-file`: larger body files are refused at load.
     public var maximumBodyFileBytes = StubDecoder.defaultMaximumBodyFileBytes
 
-    public init(root: String, excludedFolders: Set<String> = [], idNamespace: String = "") {
-        self.root = root
+    public init(source: any StubSource, excludedFolders: Set<String> = [], idNamespace: String = "") {
+        self.source = source
         self.excludedFolders = excludedFolders
         self.idNamespace = idNamespace
     }
 
-    /// `folder` relative to `root` when it lies inside it (`stubs/recorded` under `stubs` is `recorded`).
-    public static func relativePath(of folder: String, under root: String) -> String? {
-        let rootPath = URL(fileURLWithPath: root).standardizedFileURL.resolvingSymlinksInPath().path
-        let path = URL(fileURLWithPath: folder).standardizedFileURL.resolvingSymlinksInPath().path
-        if path == rootPath { return "" }
-        return path.hasPrefix(rootPath + "/") ? String(path.dropFirst(rootPath.count + 1)) : nil
-    }
+    /// The stubs folder as the user named it; error messages use paths under this name.
+    public var root: String { source.root }
 
     public static let stubExtensions: Set<String> = ["json", "yaml", "yml"]
 
@@ -36,63 +29,26 @@ public struct StubLoader: Sendable {
     /// would drop the running ones for it.
     public func stubFiles() throws(SourceErrors) -> [String] {
         guard !excludedFolders.contains("") else { return [] }
-        // The folder itself may be a symlink; the enumerator does not follow it.
-        let rootURL = URL(fileURLWithPath: root).resolvingSymlinksInPath()
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory) else {
-            throw SourceErrors([SourceError(file: root, line: 0, message: "the stubs folder does not exist")])
-        }
-        guard isDirectory.boolValue else {
-            throw SourceErrors([
-                SourceError(
-                    file: root, line: 0,
-                    message: "is a file, and the stubs folder must be a folder: give the folder that holds it (orrery validate FILE checks one file)")
-            ])
-        }
-        let rootPath = rootURL.standardizedFileURL.path
-        var failures: [SourceError] = []
-        // Without a handler the enumerator skips what it cannot read, silently.
-        let enumerator = FileManager.default.enumerator(
-            at: rootURL, includingPropertiesForKeys: [.isDirectoryKey], options: [],
-            errorHandler: { [root] url, error in
-                let path = url.standardizedFileURL.path
-                let relative = path == rootPath ? "" : path.hasPrefix(rootPath + "/") ? String(path.dropFirst(rootPath.count + 1)) : path
-                var isDirectory: ObjCBool = false
-                let isFolder = relative.isEmpty || (FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue)
-                failures.append(
-                    SourceError(
-                        file: Self.display(relative, under: root), line: 0,
-                        message: "\(isFolder ? "cannot be listed" : "cannot be read"): \(FileAccessFailure(error).reason)"))
-                return true
-            })
-        guard let enumerator else {
-            throw SourceErrors([SourceError(file: root, line: 0, message: "the stubs folder cannot be read")])
-        }
-        var files: [String] = []
-        for case let url as URL in enumerator {
-            let name = url.lastPathComponent
-            let isFolder = (try? url.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) ?? false
-            if isFolder {
-                let relative = String(url.standardizedFileURL.path.dropFirst(rootPath.count + 1))
-                if name == "bodies" || name.hasPrefix(".") || excludedFolders.contains(relative) {
-                    enumerator.skipDescendants()
-                }
-                continue
-            }
-            guard !Self.isTemporary(name), Self.stubExtensions.contains(url.pathExtension.lowercased()) else {
-                continue
-            }
-            let path = url.standardizedFileURL.path
-            files.append(path.hasPrefix(rootPath + "/") ? String(path.dropFirst(rootPath.count + 1)) : path)
-        }
-        guard failures.isEmpty else { throw SourceErrors(failures.sorted { $0.file < $1.file }) }
-        return files.sorted()
+        let files = try source.files(skippingFolders: { [excludedFolders] relative in
+            let name = relative.split(separator: "/").last.map(String.init) ?? relative
+            return name == "bodies" || name.hasPrefix(".") || excludedFolders.contains(relative)
+        })
+        return files.filter { path in
+            let name = path.split(separator: "/").last.map(String.init) ?? path
+            return !Self.isTemporary(name) && Self.stubExtensions.contains(Self.pathExtension(of: name).lowercased())
+        }.sorted()
     }
 
-    /// A path under the root as error messages show it: under the root's name as the user gave it.
-    static func display(_ relative: String, under root: String) -> String {
-        if relative.isEmpty { return root }
-        return root.hasSuffix("/") ? root + relative : root + "/" + relative
+    /// The extension of a file name, without its dot; empty when it has none (`.json` alone is a hidden file).
+    static func pathExtension(of name: String) -> String {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
+        return String(name[name.index(after: dot)...])
+    }
+
+    /// The folder part of a path relative to the root (`api/v1/users.yaml` is in `api/v1`; `a.json` in `""`).
+    static func folder(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "" }
+        return String(path[..<slash])
     }
 
     public static func isTemporary(_ name: String) -> Bool {
@@ -120,43 +76,28 @@ public struct StubLoader: Sendable {
         return (stubs, files.count)
     }
 
-    /// Loads a stubs folder, or a single stub file (`orrery validate stubs/users.yaml`), whose body files are then
-    /// looked for beside it.
-    public static func loadPath(
-        _ path: String, maximumBodyFileBytes: Int = StubDecoder.defaultMaximumBodyFileBytes
-    ) throws(SourceErrors) -> (stubs: [Stub], files: Int) {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            var loader = StubLoader(root: path)
-            loader.maximumBodyFileBytes = maximumBodyFileBytes
-            return try loader.loadWithFileCount()
-        }
-        let folder = (path as NSString).deletingLastPathComponent
-        var loader = StubLoader(root: folder.isEmpty ? "." : folder)
-        loader.maximumBodyFileBytes = maximumBodyFileBytes
-        return (try loader.loadFile((path as NSString).lastPathComponent), 1)
-    }
-
     /// Loads one file, given relative to the root.
     public func loadFile(_ relative: String) throws(SourceErrors) -> [Stub] {
-        let display = Self.display(relative, under: root)
-        let url = URL(fileURLWithPath: root).appendingPathComponent(relative)
-        let data: Data
+        let display = source.display(relative)
+        let bytes: [UInt8]
         do {
-            data = try Data(contentsOf: url)
+            bytes = try source.contents(of: relative)
         } catch {
-            throw SourceErrors([
-                SourceError(file: display, line: 0, message: "cannot be read: \(FileAccessFailure(error).reason)")
-            ])
+            let reason: String
+            switch error {
+            case .unreadable(let why): reason = why
+            case .outsideRoot: reason = "it is outside the stubs folder"
+            }
+            throw SourceErrors([SourceError(file: display, line: 0, message: "cannot be read: \(reason)")])
         }
         let node: SourceNode
         do {
-            node = try Self.parse(Array(data), isJSON: url.pathExtension.lowercased() == "json")
+            node = try Self.parse(bytes, isJSON: Self.pathExtension(of: relative).lowercased() == "json")
         } catch {
             throw SourceErrors([SourceError(file: display, line: error.line, message: error.message)])
         }
         var decoder = StubDecoder(
-            displayPath: display, directory: url.deletingLastPathComponent(), stubsRoot: URL(fileURLWithPath: root),
+            displayPath: display, source: source, folder: Self.folder(of: relative),
             makeID: { [idNamespace] index in StubID.make(file: idNamespace + relative, index: index) })
         decoder.maximumBodyFileBytes = maximumBodyFileBytes
         let stubs = decoder.decodeFile(node)

@@ -79,7 +79,7 @@ enum StubText {
     /// Parses and decodes stub text as `StubLoader` does for a file, without touching the disk.
     /// Syntax errors and decoding errors are both thrown as `SourceErrors` under `file`.
     static func decode(
-        _ text: String, as format: StubFormat, file: String? = nil, directory: URL? = nil
+        _ text: String, as format: StubFormat, file: String? = nil, bodyFiles: [String: String] = [:]
     ) throws(SourceErrors) -> [Stub] {
         let file = file ?? format.fileName
         let node: SourceNode
@@ -88,9 +88,8 @@ enum StubText {
         } catch {
             throw SourceErrors([SourceError(file: file, line: error.line, message: error.message)])
         }
-        let folder = directory ?? URL(fileURLWithPath: "/nonexistent-orrery-stubs")
         var decoder = StubDecoder(
-            displayPath: file, directory: folder, stubsRoot: folder, makeID: { "stub-\($0)" })
+            displayPath: file, source: MemoryStubSource(texts: bodyFiles), folder: "", makeID: { "stub-\($0)" })
         let stubs = decoder.decodeFile(node)
         guard decoder.errors.isEmpty else { throw SourceErrors(decoder.errors) }
         return stubs
@@ -120,49 +119,57 @@ enum StubText {
     }
 }
 
-// MARK: - Temporary folders
+// MARK: - Stub files in memory
 
-/// A unique folder under the system's temporary directory. Create it with `withTemporaryFolder`, which removes it.
-struct TemporaryFolder {
-    let url: URL
-    var path: String { url.path }
+/// Files in memory, by path (`stubs/a.yaml`), that tests load stubs from as the daemon loads a folder: the loader
+/// reads a `MemoryStubSource`, never the disk. Make one with `withStubFiles`.
+final class StubFiles {
+    private(set) var files: [String: [UInt8]] = [:]
 
-    fileprivate init() throws {
-        url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("orrery-core-tests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    fileprivate init() {}
+
+    /// Adds a text file at a path.
+    func write(_ path: String, _ text: String) {
+        files[path] = Array(text.utf8)
     }
 
-    /// Writes a text file at a path relative to the folder, creating the folders on the way.
-    @discardableResult
-    func write(_ relative: String, _ text: String) throws -> URL {
-        let file = url.appendingPathComponent(relative)
-        try FileManager.default.createDirectory(
-            at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try Data(text.utf8).write(to: file)
-        return file
+    /// Adds a file of any bytes at a path.
+    func write(_ path: String, bytes: [UInt8]) {
+        files[path] = bytes
     }
 
-    /// Makes a symbolic link at a path relative to the folder.
-    func symlink(_ relative: String, to destination: URL) throws {
-        let link = url.appendingPathComponent(relative)
-        try FileManager.default.createDirectory(
-            at: link.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: destination)
+    /// The files as a source whose root is the folder `root`: the files under it by their path there, the others
+    /// outside it (`../secret.txt`), where body files may not reach.
+    func source(root: String = "stubs") -> MemoryStubSource {
+        let folder = root.hasSuffix("/") ? String(root.dropLast()) : root
+        let depth = folder.split(separator: "/").count
+        var inside: [String: [UInt8]] = [:]
+        for (path, bytes) in files {
+            if folder.isEmpty {
+                inside[path] = bytes
+            } else if path.hasPrefix(folder + "/") {
+                inside[String(path.dropFirst(folder.count + 1))] = bytes
+            } else {
+                inside[String(repeating: "../", count: depth) + path] = bytes
+            }
+        }
+        return MemoryStubSource(root: root, files: inside)
     }
 
-    fileprivate func remove() {
-        try? FileManager.default.removeItem(at: url)
+    /// Loads the stubs folder at `root`, catching the errors.
+    func loadStubs(root: String = "stubs") -> LoadedStubs {
+        do {
+            return LoadedStubs(root: root, stubs: try StubLoader(source: source(root: root)).load(), errors: [])
+        } catch {
+            return LoadedStubs(root: root, stubs: [], errors: error.errors)
+        }
     }
 }
 
-/// Runs `body` with a fresh temporary folder holding `files` (relative path → text), then removes the folder.
-func withTemporaryFolder<Result>(
-    _ files: [String: String] = [:], _ body: (TemporaryFolder) throws -> Result
-) throws -> Result {
-    let folder = try TemporaryFolder()
-    defer { folder.remove() }
-    for (relative, text) in files { try folder.write(relative, text) }
+/// Runs `body` with files in memory holding `files` (path → text).
+func withStubFiles<Result>(_ files: [String: String] = [:], _ body: (StubFiles) throws -> Result) throws -> Result {
+    let folder = StubFiles()
+    for (path, text) in files { folder.write(path, text) }
     return try body(folder)
 }
 
@@ -185,25 +192,12 @@ struct LoadedStubs {
     var names: [String] { stubs.map { $0.name ?? "?" } }
 }
 
-/// Writes `files` into a `stubs` folder inside a fresh temporary folder (and `outside` next to that `stubs` folder),
-/// loads it with `StubLoader`, and removes everything again.
+/// Loads `files` as a `stubs` folder (and `outside` as files next to that folder) with `StubLoader`, in memory.
 func loadStubFolder(_ files: [String: String], outside: [String: String] = [:]) throws -> LoadedStubs {
-    try withTemporaryFolder { folder in
-        for (relative, text) in files { try folder.write("stubs/" + relative, text) }
-        for (relative, text) in outside { try folder.write(relative, text) }
+    try withStubFiles { folder in
+        for (relative, text) in files { folder.write("stubs/" + relative, text) }
+        for (relative, text) in outside { folder.write(relative, text) }
         return folder.loadStubs(root: "stubs")
-    }
-}
-
-extension TemporaryFolder {
-    /// Loads the stubs folder at `root` (relative to this folder), catching the errors.
-    func loadStubs(root: String = "stubs") -> LoadedStubs {
-        let rootPath = url.appendingPathComponent(root).path
-        do {
-            return LoadedStubs(root: rootPath, stubs: try StubLoader(root: rootPath).load(), errors: [])
-        } catch {
-            return LoadedStubs(root: rootPath, stubs: [], errors: error.errors)
-        }
     }
 }
 

@@ -10,7 +10,8 @@ public struct FileAccessFailure: Error, Sendable {
 
     public init(_ error: any Error) {
         let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
-        let posix = underlying.flatMap { $0.domain == NSPOSIXErrorDomain ? Int32(truncatingIfNeeded: $0.code) : nil }
+        let posix =
+            underlying.flatMap { $0.domain == NSPOSIXErrorDomain ? Int32(truncatingIfNeeded: $0.code) : nil }
             ?? Self.posixCode(error as NSError)
         let transient: [POSIXErrorCode] = [.EMFILE, .ENFILE, .ENOMEM, .EAGAIN, .EINTR]
         isTransient = posix.map { code in transient.contains { $0.rawValue == code } } ?? false
