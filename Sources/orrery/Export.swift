@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import OrreryCore
+import OrreryServer
 import OrreryEvent
 
 struct Export: ParsableCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import OrreryCore
+import OrreryServer
 
 /// Where the stub files and the config folder are; shared by `serve` and `validate`.
 struct SourceOptions: ParsableArguments {

@@ -47,13 +47,13 @@ struct LoadBoundsTests {
 
     @Test("A body file over the limit is refused at its file and line, without being read")
     func bodyFileCap() throws {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("orrery-bounds-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: root) }
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("bodies"), withIntermediateDirectories: true)
-        try Data(repeating: 0x61, count: 2_000).write(to: root.appendingPathComponent("bodies/big.txt"))
-        try Data("- request: { path: /a }\n  response: { body: small }\n- request: { path: /big }\n  response: { bodyFile: bodies/big.txt }\n".utf8)
-            .write(to: root.appendingPathComponent("big.yaml"))
-        var loader = StubLoader(root: root.path)
+        let source = MemoryStubSource(
+            root: "stubs",
+            files: [
+                "bodies/big.txt": [UInt8](repeating: 0x61, count: 2_000),
+                "big.yaml": Array("- request: { path: /a }\n  response: { body: small }\n- request: { path: /big }\n  response: { bodyFile: bodies/big.txt }\n".utf8),
+            ])
+        var loader = StubLoader(source: source)
         loader.maximumBodyFileBytes = 1_000
         do {
             _ = try loader.load()

@@ -160,7 +160,7 @@ struct StubLoaderTests {
             func contents(of path: String) throws(StubSourceFailure) -> [UInt8] {
                 throw .unreadable(reason: "permission denied")
             }
-            func bodyFile(_ reference: String, from folder: String) throws(StubSourceFailure) -> [UInt8] { [] }
+            func bodyFile(_ reference: String, from folder: String, maximumBytes: Int) throws(StubSourceFailure) -> [UInt8] { [] }
         }
         do throws(SourceErrors) {
             _ = try StubLoader(source: Unreadable()).load()

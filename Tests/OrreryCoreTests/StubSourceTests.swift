@@ -24,7 +24,7 @@ struct MemoryStubSourceTests {
             ("api", "bodies/../../a.yaml", "a"),
         ])
     func bodyFiles(folder: String, reference: String, text: String) throws {
-        #expect(try Self.source.bodyFile(reference, from: folder) == Array(text.utf8))
+        #expect(try Self.source.bodyFile(reference, from: folder, maximumBytes: .max) == Array(text.utf8))
     }
 
     @Test(
@@ -34,13 +34,13 @@ struct MemoryStubSourceTests {
             ("", "/etc/passwd"),
         ])
     func outside(folder: String, reference: String) {
-        #expect(throws: StubSourceFailure.outsideRoot) { try Self.source.bodyFile(reference, from: folder) }
+        #expect(throws: StubSourceFailure.outsideRoot) { try Self.source.bodyFile(reference, from: folder, maximumBytes: .max) }
     }
 
     @Test("A missing file is unreadable, with the reason a file system gives")
     func missing() {
         #expect(throws: StubSourceFailure.unreadable(reason: "no such file or directory")) {
-            try Self.source.bodyFile("nothing.json", from: "api")
+            try Self.source.bodyFile("nothing.json", from: "api", maximumBytes: .max)
         }
     }
 }

@@ -6,8 +6,16 @@ import Testing
 struct WireMockConverterTests {
     /// Loads a WireMock root made of `files` (paths under the root) and answers `request` from it.
     private func serve(_ files: [String: String], _ requests: [HTTPRequest]) throws -> (names: [String?], issues: [WireMockIssue], stubs: [Stub]) {
-        try withTemporaryFolder(files) { folder in
-            let loaded = try WireMockLoader(roots: [folder.url.path]).load()
+        func under(_ folder: String) -> [String: String] {
+            Dictionary(uniqueKeysWithValues: files.compactMap { path, text in
+                path.hasPrefix(folder + "/") ? (String(path.dropFirst(folder.count + 1)), text) : nil
+            })
+        }
+        let root = WireMockLoader.Root(
+            path: "root", mappings: MemoryStubSource(root: "root/mappings", texts: under("mappings")),
+            bodyFiles: MemoryStubSource(root: "root/__files", texts: under("__files")))
+        do {
+            let loaded = try WireMockLoader(sources: [root]).load()
             let index = StubIndex(loaded.stubs)
             return (requests.map { index.lookup($0)?.stub.name }, loaded.issues, loaded.stubs)
         }

@@ -18,7 +18,9 @@ public struct MemoryStubSource: StubSource {
     }
 
     public func files(skippingFolders skipFolder: (String) -> Bool) throws(SourceErrors) -> [String] {
-        files.keys.filter { path in
+        // Sorted: a dictionary's order changes from run to run, and loaders that keep the listing's order (WireMock
+        // roots) must answer alike each time.
+        files.keys.sorted().filter { path in
             guard !path.hasPrefix("../") else { return false }
             // Skipped when any folder on the way is.
             let folders = path.split(separator: "/").dropLast()

@@ -87,6 +87,7 @@ public struct StubLoader: Sendable {
             switch error {
             case .unreadable(let why): reason = why
             case .outsideRoot: reason = "it is outside the stubs folder"
+            case .tooLarge(let bytes): reason = "it is \(bytes) bytes, more than may be read"
             }
             throw SourceErrors([SourceError(file: display, line: 0, message: "cannot be read: \(reason)")])
         }

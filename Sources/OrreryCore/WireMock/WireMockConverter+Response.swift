@@ -173,10 +173,10 @@ extension WireMockConverter {
                 report(file, "\(path).bodyFileName", "a templated body file name is not supported", .skipped)
                 return nil
             }
-            guard let folder = filesFolder else { return ("bodyFile", .text(name, line: file.line), 0) }
-            let url = folder.appendingPathComponent(name)
-            guard let data = FileManager.default.contents(atPath: url.path) else {
-                report(file, "\(path).bodyFileName", "'\(name)' is not in \(folder.lastPathComponent)/", .skipped)
+            guard let bodyFiles else { return ("bodyFile", .text(name, line: file.line), 0) }
+            guard let data = try? bodyFiles.contents(of: name) else {
+                let folder = bodyFiles.root.split(separator: "/").last.map(String.init) ?? bodyFiles.root
+                report(file, "\(path).bodyFileName", "'\(name)' is not in \(folder)/", .skipped)
                 return nil
             }
             if isTemplate {

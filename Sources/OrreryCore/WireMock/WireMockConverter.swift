@@ -8,14 +8,14 @@ public struct WireMockConverter {
     /// The file the mappings came from, as issues name it.
     public let file: String
     /// The root's `__files` folder: body files are read from it (for their size, and when they are templates).
-    public let filesFolder: URL?
+    public let bodyFiles: (any StubSource)?
     public private(set) var issues: [WireMockIssue] = []
     /// Whether the mapping being converted can be served at all.
     private var isSkipped = false
 
-    public init(file: String, filesFolder: URL? = nil) {
+    public init(file: String, bodyFiles: (any StubSource)? = nil) {
         self.file = file
-        self.filesFolder = filesFolder
+        self.bodyFiles = bodyFiles
     }
 
     /// One mapping, converted.

@@ -146,6 +146,17 @@ public enum WireMockExport {
         case .anyOf(let items): return .object([("or", .array(try items.map { item throws(Unsupported) in try body(item) }))])
         case .allOf(let items): return .object([("and", .array(try items.map { item throws(Unsupported) in try body(item) }))])
         case .not(let item): return .object([("not", try body(item))])
+        case .xml(let tree): return .object([("equalToXml", .string(tree.source))])
+        case .xpath(let path, let condition):
+            switch condition {
+            case .holds: return .object([("matchesXPath", .string(path.source))])
+            case .equalTo(let text):
+                return .object([("matchesXPath", .object([("expression", .string(path.source)), ("equalTo", .string(text))]))])
+            case .matches(let regex):
+                return .object([("matchesXPath", .object([("expression", .string(path.source)), ("matches", .string(anywhere(regex.source)))]))])
+            case .contains(let text):
+                return .object([("matchesXPath", .object([("expression", .string(path.source)), ("contains", .string(text))]))])
+            }
         }
     }
 

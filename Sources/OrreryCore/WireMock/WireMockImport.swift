@@ -1,3 +1,5 @@
+import Foundation
+
 /// Writes converted WireMock mappings as native stub files (YAML), the mapping's name and id kept.
 public enum WireMockImport {
     /// Bodies over this size go to body files, as every importer writes them.

@@ -10,11 +10,27 @@ import Foundation
 /// its own: WireMock's priority times a power of ten above the number of mappings, plus its place counted from
 /// the last one loaded.
 public struct WireMockLoader: Sendable {
-    /// The roots as the user named them; issues and errors use paths under these names.
-    public let roots: [String]
+    /// One WireMock root, read through two sources: its `mappings/` folder and its `__files/` folder.
+    public struct Root: Sendable {
+        /// The root as the user named it; issues and errors use paths under this name.
+        public var path: String
+        public var mappings: any StubSource
+        public var bodyFiles: any StubSource
 
-    public init(roots: [String]) {
-        self.roots = roots
+        public init(path: String, mappings: any StubSource, bodyFiles: any StubSource) {
+            self.path = path
+            self.mappings = mappings
+            self.bodyFiles = bodyFiles
+        }
+    }
+
+    public let sources: [Root]
+
+    /// The roots as the user named them.
+    public var roots: [String] { sources.map(\.path) }
+
+    public init(sources: [Root]) {
+        self.sources = sources
     }
 
     /// A mapping file, converted.
@@ -33,28 +49,38 @@ public struct WireMockLoader: Sendable {
         var files: [ConvertedFile] = []
         var issues: [WireMockIssue] = []
         var errors: [SourceError] = []
-        for root in roots {
+        for source in sources {
+            let root = source.path
             let mappingsFolder = Self.join(root, "mappings")
-            guard Self.isDirectory(mappingsFolder) else {
+            // The source lists files in the order the file system gives them, as WireMock reads them.
+            let listed: [String]
+            do {
+                listed = try source.mappings.files(skippingFolders: { _ in false })
+            } catch {
                 errors.append(SourceError(file: root, line: 0, message: "not a WireMock root: there is no mappings folder in it"))
                 continue
             }
-            let relatives = Self.listing(mappingsFolder).filter { $0.lowercased().hasSuffix(".json") }
-            let filesFolder = URL(fileURLWithPath: Self.join(root, "__files"))
+            let relatives = listed.filter { path in
+                let name = path.split(separator: "/").last.map(String.init) ?? path
+                return !StubLoader.isTemporary(name) && !name.hasPrefix(".") && name.lowercased().hasSuffix(".json")
+            }
             for relative in relatives {
                 let display = Self.join(mappingsFolder, relative)
-                guard let data = FileManager.default.contents(atPath: display) else {
+                let data: [UInt8]
+                do {
+                    data = try source.mappings.contents(of: relative)
+                } catch {
                     errors.append(SourceError(file: display, line: 0, message: "cannot be read"))
                     continue
                 }
                 let node: SourceNode
                 do {
-                    node = try JSONSourceParser.parse(Array(data))
+                    node = try JSONSourceParser.parse(data)
                 } catch {
                     errors.append(SourceError(file: display, line: error.line, message: error.message))
                     continue
                 }
-                var converter = WireMockConverter(file: display, filesFolder: filesFolder)
+                var converter = WireMockConverter(file: display, bodyFiles: source.bodyFiles)
                 let mappings = converter.convertFile(node)
                 issues += converter.issues
                 files.append(ConvertedFile(root: root, relative: relative, mappings: mappings))
@@ -91,11 +117,11 @@ public struct WireMockLoader: Sendable {
         for fileIndex in files.indices {
             let file = files[fileIndex]
             let display = Self.join(Self.join(file.root, "mappings"), file.relative)
-            let filesFolder = URL(fileURLWithPath: Self.join(file.root, "__files"))
+            let bodyFiles = sources.first { $0.path == file.root }?.bodyFiles ?? MemoryStubSource()
             var kept: [WireMockConverter.Mapping] = []
             for (index, mapping) in file.mappings.enumerated() {
                 var decoder = StubDecoder(
-                    displayPath: display, directory: filesFolder, stubsRoot: filesFolder,
+                    displayPath: display, source: bodyFiles, folder: "",
                     makeID: { _ in StubID.make(file: "wiremock:" + display, index: index) })
                 guard var stub = decoder.decodeSingle(mapping.stub), decoder.errors.isEmpty else {
                     for error in decoder.errors {
@@ -114,32 +140,6 @@ public struct WireMockLoader: Sendable {
             files[fileIndex].mappings = kept
         }
         return (files, stubs, issues)
-    }
-
-    /// The files under a folder in the order the file system lists them, each folder's files where it comes (as
-    /// Java's `File.listFiles`, which WireMock walks, gives them); temporary and hidden files left out.
-    static func listing(_ folder: String, prefix: String = "") -> [String] {
-        guard let directory = opendir(folder) else { return [] }
-        defer { closedir(directory) }
-        var out: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            guard name != ".", name != "..", !StubLoader.isTemporary(name) else { continue }
-            let path = join(folder, name)
-            if Self.isDirectory(path) {
-                out += listing(path, prefix: prefix + name + "/")
-            } else {
-                out.append(prefix + name)
-            }
-        }
-        return out
-    }
-
-    static func isDirectory(_ path: String) -> Bool {
-        var isFolder: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && isFolder.boolValue
     }
 
     static func join(_ folder: String, _ name: String) -> String {

@@ -43,3 +43,16 @@ extension StubDecoder {
             displayPath: displayPath, source: FileStubSource(root: stubsRoot.path), folder: folder, makeID: makeID)
     }
 }
+
+extension WireMockLoader {
+    /// A loader for WireMock roots on disk, each with its `mappings/` and `__files/` folders.
+    public init(roots: [String]) {
+        self.init(
+            sources: roots.map { root in
+                let folder = root.hasSuffix("/") ? root : root + "/"
+                return Root(
+                    path: root, mappings: FileStubSource(root: folder + "mappings"),
+                    bodyFiles: FileStubSource(root: folder + "__files"))
+            })
+    }
+}
