@@ -264,7 +264,7 @@ struct SchemaCompiler {
             if let raw = value["enum"] {
                 guard case .array(let values) = raw else { throw error("enum", "must be a list") }
                 // 3.0's `nullable` lets null through an `enum` that does not list it, as it does a `type`.
-                add("enum", .enumeration(isNullable && !values.contains(.null) ? values + [.null] : values))
+                add("enum", .enumeration(isNullable && !values.contains(where: { $0 == .null }) ? values + [.null] : values))
             }
             if let constant = value["const"] { add("const", .constant(constant)) }
 

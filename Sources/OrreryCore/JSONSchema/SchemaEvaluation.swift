@@ -81,10 +81,10 @@ struct SchemaEvaluation {
             if Self.matches(instance, types) || (isNullable && instance == .null) { return true }
             return fail("must be \(types.description), not \(Self.kind(of: instance))")
         case .enumeration(let values):
-            if values.contains(where: { $0 == instance }) { return true }
+            if values.contains(where: { SchemaEquality.isEqual($0, instance) }) { return true }
             return fail("must be one of \(values.prefix(10).map(\.encoded).joined(separator: ", "))\(values.count > 10 ? ", ..." : "")")
         case .constant(let value):
-            return value == instance ? true : fail("must be \(value.encoded)")
+            return SchemaEquality.isEqual(value, instance) ? true : fail("must be \(value.encoded)")
         case .minLength(let limit):
             guard case .string(let text) = instance else { return true }
             return text.unicodeScalars.count >= limit ? true : fail("must be at least \(limit) characters long")
@@ -116,7 +116,7 @@ struct SchemaEvaluation {
         case .uniqueItems:
             guard case .array(let items) = instance, items.count > 1 else { return true }
             for first in items.indices {
-                for second in items.indices where second > first && items[first] == items[second] {
+                for second in items.indices where second > first && SchemaEquality.isEqual(items[first], items[second]) {
                     return fail("items \(first) and \(second) are equal; items must be unique")
                 }
             }
