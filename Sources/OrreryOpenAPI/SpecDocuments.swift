@@ -7,6 +7,8 @@ struct SpecDocuments {
     private(set) var documents: [String: JSONValue] = [:]
     /// Each document's file path, for errors.
     private(set) var paths: [String: String] = [:]
+    /// Schemas' `$id`s (OpenAPI 3.1), resolved: a reference to one names a schema, not a file to read.
+    private var identifiers: Set<String> = []
 
     /// Parses a file as JSON (by its `.json` extension) or YAML.
     static func parse(path: String) throws(OpenAPILoadError) -> JSONValue {
@@ -29,12 +31,13 @@ struct SpecDocuments {
     mutating func add(_ document: JSONValue, uri: String, path: String) throws(OpenAPILoadError) {
         documents[uri] = document
         paths[uri] = path
+        identifiers.formUnion(Self.identifiers(in: document, base: uri))
         var queue = [uri]
         while let next = queue.popLast() {
             guard let value = documents[next] else { continue }
             for reference in Self.references(in: value) {
                 let target = Self.resolve(reference, against: next)
-                guard !target.isEmpty, documents[target] == nil else { continue }
+                guard !target.isEmpty, documents[target] == nil, !identifiers.contains(target) else { continue }
                 guard let url = URL(string: target), url.isFileURL else {
                     throw OpenAPILoadError(
                         file: paths[next] ?? next, message: "$ref '\(reference)': only local files can be referenced")
@@ -42,6 +45,7 @@ struct SpecDocuments {
                 let child = try Self.parse(path: url.path)
                 documents[target] = child
                 paths[target] = url.path
+                identifiers.formUnion(Self.identifiers(in: child, base: target))
                 queue.append(target)
             }
         }
@@ -55,6 +59,27 @@ struct SpecDocuments {
         else { return "" }
         let resolved = url.absoluteURL.standardizedFileURL.absoluteString
         return resolved == base ? "" : resolved
+    }
+
+    /// Every `$id` in a document, resolved against its URI.
+    static func identifiers(in value: JSONValue, base: String) -> Set<String> {
+        var found: Set<String> = []
+        func walk(_ value: JSONValue) {
+            switch value {
+            case .object(let members):
+                if case .string(let id)? = value["$id"] {
+                    let resolved = resolve(id, against: base)
+                    found.insert(resolved.isEmpty ? base : resolved)
+                }
+                for (_, child) in members { walk(child) }
+            case .array(let items):
+                items.forEach(walk)
+            default:
+                break
+            }
+        }
+        walk(value)
+        return found
     }
 
     /// Every `$ref` string in a document.

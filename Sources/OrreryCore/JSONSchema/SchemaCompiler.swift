@@ -39,37 +39,29 @@ struct SchemaCompiler {
 
     // MARK: identifiers
 
-    /// Registers every `$id` and `$anchor` in a document, walking the keywords that hold subschemas.
+    /// Registers every `$id` and `$anchor` in a document. Every member is walked, not only the keywords that hold
+    /// subschemas, so that identifiers inside an OpenAPI 3.1 document's `components` are found too; a schema is
+    /// never an identifier's value, so walking `properties` maps or `enum` values adds nothing false in practice.
     private mutating func scan(_ value: JSONValue, document: String, tokens: [String], base: String) {
-        guard case .object(let members) = value else { return }
-        var base = base
-        if case .string(let id)? = value["$id"] {
-            base = SchemaURI.withoutFragment(SchemaURI.resolve(id, against: base))
-            if resources[base] == nil { resources[base] = (document, tokens) }
-        }
-        if case .string(let anchor)? = value["$anchor"] {
-            anchors[base + "#" + anchor] = (document, tokens)
-        }
-        for (keyword, child) in members {
-            switch keyword {
-            case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas":
-                for (name, schema) in child.objectMembers ?? [] {
-                    scan(schema, document: document, tokens: tokens + [keyword, name], base: base)
-                }
-            case "allOf", "anyOf", "oneOf", "prefixItems", "items":
-                if case .array(let schemas) = child {
-                    for (index, schema) in schemas.enumerated() {
-                        scan(schema, document: document, tokens: tokens + [keyword, String(index)], base: base)
-                    }
-                } else {
-                    scan(child, document: document, tokens: tokens + [keyword], base: base)
-                }
-            case "not", "additionalProperties", "additionalItems", "contains", "propertyNames", "if", "then", "else",
-                "unevaluatedItems", "unevaluatedProperties", "contentSchema":
-                scan(child, document: document, tokens: tokens + [keyword], base: base)
-            default:
-                break
+        switch value {
+        case .object(let members):
+            var base = base
+            if case .string(let id)? = value["$id"] {
+                base = SchemaURI.withoutFragment(SchemaURI.resolve(id, against: base))
+                if resources[base] == nil { resources[base] = (document, tokens) }
             }
+            if case .string(let anchor)? = value["$anchor"] {
+                anchors[base + "#" + anchor] = (document, tokens)
+            }
+            for (key, child) in members where key != "enum" && key != "const" && key != "examples" && key != "example" {
+                scan(child, document: document, tokens: tokens + [key], base: base)
+            }
+        case .array(let items):
+            for (index, item) in items.enumerated() {
+                scan(item, document: document, tokens: tokens + [String(index)], base: base)
+            }
+        default:
+            break
         }
     }
 
