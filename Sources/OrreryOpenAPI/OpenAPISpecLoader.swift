@@ -32,10 +32,25 @@ public enum OpenAPISpecLoader {
         } else {
             throw OpenAPILoadError(file: path, message: "not an OpenAPI document: no 'openapi' or 'swagger' version at the top")
         }
-        let document = try decode(root, dialect: dialect, path: path)
         var builder = Builder(documents: documents, uri: uri, dialect: dialect, path: path)
-        return try builder.build(
-            version: version, title: document.info.title, basePath: basePath(of: document))
+        // OpenAPIKit is stricter than the specification in places (a boolean schema such as `items: false`, an
+        // integer bound past Int64): what it rejects is reported as a warning, and the document as written is read.
+        switch decode(root, dialect: dialect) {
+        case .success(let document):
+            var spec = try builder.build(version: version, title: document.info.title, basePath: basePath(of: document))
+            spec.warnings += document.warnings.map { String(describing: $0) }
+            return spec
+        case .failure(let message):
+            var spec = try builder.build(
+                version: version, title: root["info"]?["title"]?.stringValue ?? "", basePath: basePath(of: root))
+            spec.warnings.append("OpenAPIKit cannot read the document: \(message)")
+            return spec
+        }
+    }
+
+    private enum Decoded {
+        case success(OpenAPIKit.OpenAPI.Document)
+        case failure(String)
     }
 
     /// A version written unquoted in YAML (`swagger: 2.0`) is read as a number; its text is what counts.
@@ -44,19 +59,19 @@ public enum OpenAPISpecLoader {
         return value
     }
 
-    /// OpenAPIKit's reading of the document, 3.0 converted to 3.1.
-    private static func decode(_ root: JSONValue, dialect: JSONSchemaDialect, path: String) throws(OpenAPILoadError) -> OpenAPIKit.OpenAPI.Document {
+    /// OpenAPIKit's reading of the document, 3.0 converted to 3.1; or what it found wrong, and where.
+    private static func decode(_ root: JSONValue, dialect: JSONSchemaDialect) -> Decoded {
         let data = Data(root.encodedBytes)
         do {
             if dialect == .openAPI30 {
-                return try JSONDecoder().decode(OpenAPIKit30.OpenAPI.Document.self, from: data).convert(to: .v3_1_1)
+                return .success(try JSONDecoder().decode(OpenAPIKit30.OpenAPI.Document.self, from: data).convert(to: .v3_1_1))
             }
-            return try JSONDecoder().decode(OpenAPIKit.OpenAPI.Document.self, from: data)
+            return .success(try JSONDecoder().decode(OpenAPIKit.OpenAPI.Document.self, from: data))
         } catch {
-            let described = dialect == .openAPI30
-                ? OpenAPIKit30.OpenAPI.Error(from: error).localizedDescription
-                : OpenAPIKit.OpenAPI.Error(from: error).localizedDescription
-            throw OpenAPILoadError(file: path, message: described)
+            return .failure(
+                dialect == .openAPI30
+                    ? OpenAPIKit30.OpenAPI.Error(from: error).localizedDescription
+                    : OpenAPIKit.OpenAPI.Error(from: error).localizedDescription)
         }
     }
 
@@ -65,6 +80,21 @@ public enum OpenAPISpecLoader {
         guard let server = document.servers.first else { return "" }
         var url = server.urlTemplate.rawValue
         for (name, variable) in server.variables { url = url.replacingOccurrences(of: "{\(name)}", with: variable.default) }
+        return path(ofServerURL: url)
+    }
+
+    /// The same, from the document as written.
+    private static func basePath(of root: JSONValue) -> String {
+        guard case .array(let servers)? = root["servers"], let server = servers.first,
+            var url = server["url"]?.stringValue
+        else { return "" }
+        for (name, variable) in server["variables"]?.objectMembers ?? [] {
+            if let value = variable["default"]?.stringValue { url = url.replacingOccurrences(of: "{\(name)}", with: value) }
+        }
+        return path(ofServerURL: url)
+    }
+
+    private static func path(ofServerURL url: String) -> String {
         var path = url
         if let scheme = url.range(of: "://") {
             let afterHost = url[scheme.upperBound...].firstIndex(of: "/") ?? url.endIndex
@@ -139,7 +169,7 @@ public enum OpenAPISpecLoader {
             for use in compilation.unsupportedKeywords where !unsupported.contains(use) { unsupported.append(use) }
             return OpenAPISpec(
                 source: path, version: version, title: title, basePath: basePath, operations: operations,
-                unsupportedKeywords: unsupported)
+                unsupportedKeywords: unsupported, document: root, uri: uri, dialect: dialect, documents: documents.documents)
         }
 
         private mutating func schemaIndex(_ value: JSONValue, at location: SpecDocuments.Location) -> Int? {

@@ -251,12 +251,12 @@ struct SchemaCompiler {
                     }
                     types.insert(type.1)
                 }
-                add("type", .type(types, isNullable: isNullable))
+                add("type", .type(types, isNullable: isNullable, isIntegerWritten: dialect == .openAPI30))
             }
             if let raw = value["enum"] {
                 guard case .array(let values) = raw else { throw error("enum", "must be a list") }
-                // 3.0's `nullable` lets null through an `enum` that does not list it, as it does a `type`.
-                add("enum", .enumeration(isNullable && !values.contains(where: { $0 == .null }) ? values + [.null] : values))
+                // As OpenAPI 3.0.3 reads `nullable`: it widens `type` only, so an `enum` must list null to allow it.
+                add("enum", .enumeration(values))
             }
             if let constant = value["const"] { add("const", .constant(constant)) }
 

@@ -77,8 +77,10 @@ struct SchemaEvaluation {
             return false
         }
         switch rule {
-        case .type(let types, let isNullable):
-            if Self.matches(instance, types) || (isNullable && instance == .null) { return true }
+        case .type(let types, let isNullable, let isIntegerWritten):
+            if Self.matches(instance, types, isIntegerWritten: isIntegerWritten) || (isNullable && instance == .null) {
+                return true
+            }
             return fail("must be \(types.description), not \(Self.kind(of: instance))")
         case .enumeration(let values):
             if values.contains(where: { SchemaEquality.isEqual($0, instance) }) { return true }
@@ -264,7 +266,7 @@ struct SchemaEvaluation {
         return isValid
     }
 
-    static func matches(_ instance: JSONValue, _ types: SchemaTypeSet) -> Bool {
+    static func matches(_ instance: JSONValue, _ types: SchemaTypeSet, isIntegerWritten: Bool) -> Bool {
         switch instance {
         case .null: return types.contains(.null)
         case .bool: return types.contains(.boolean)
@@ -274,6 +276,7 @@ struct SchemaEvaluation {
         case .number(_, let text):
             if types.contains(.number) { return true }
             guard types.contains(.integer) else { return false }
+            if isIntegerWritten { return !text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) }
             return DecimalNumber(text)?.isInteger ?? false
         }
     }

@@ -52,7 +52,9 @@ struct SchemaRule: Sendable {
     var check: Check
 
     indirect enum Check: Sendable {
-        case type(SchemaTypeSet, isNullable: Bool)
+        /// `isIntegerWritten`: OpenAPI 3.0's `integer` is a number written without a fraction or an exponent
+        /// (`4.0` is not one), where draft 2020-12 takes any number with a zero fraction.
+        case type(SchemaTypeSet, isNullable: Bool, isIntegerWritten: Bool)
         case enumeration([JSONValue])
         case constant(JSONValue)
         case minLength(Int)
