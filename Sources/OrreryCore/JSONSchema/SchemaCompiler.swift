@@ -93,9 +93,18 @@ struct SchemaCompiler {
         } else {
             return nil
         }
-        if fragment.isEmpty { return root }
-        if let tokens = JSONPointer.tokens(fragment) { return (root.document, root.tokens + tokens) }
-        return anchors[resource + "#" + fragment]
+        let place: (document: String, tokens: [String])?
+        if fragment.isEmpty {
+            place = root
+        } else if let tokens = JSONPointer.tokens(fragment) {
+            place = (root.document, root.tokens + tokens)
+        } else {
+            place = anchors[resource + "#" + fragment]
+        }
+        // A pointer to nothing is the reference's error, reported where the reference is.
+        guard let place, let document = documents[place.document], JSONPointer.resolve(place.tokens, in: document) != nil
+        else { return nil }
+        return place
     }
 
     static func location(document: String, tokens: [String]) -> String {

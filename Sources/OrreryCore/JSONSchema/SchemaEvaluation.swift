@@ -288,7 +288,7 @@ struct SchemaEvaluation {
         case .string: "a string"
         case .array: "an array"
         case .object: "an object"
-        case .number(_, let text): DecimalNumber(text)?.isInteger == true ? "an integer" : "a number"
+        case .number(_, let text): text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) ? "a number" : "an integer"
         }
     }
 }
