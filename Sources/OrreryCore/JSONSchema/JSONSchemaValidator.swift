@@ -56,26 +56,3 @@ public struct JSONSchemaValidator: Sendable {
         return evaluation.check(root, instance, isCollecting: false)
     }
 }
-
-/// The compiled nodes that validators compiled together share; immutable once built.
-final class SchemaProgram: Sendable {
-    let nodes: [SchemaNode]
-
-    init(nodes: [SchemaNode]) {
-        self.nodes = nodes
-    }
-}
-
-/// Validators compiled in one pass, and the keywords met that Orrery does not check.
-public struct SchemaCompilation: Sendable {
-    public var validators: [JSONSchemaValidator]
-    public var unsupportedKeywords: [SchemaKeywordUse]
-}
-
-/// A keyword at a place in a schema (reported when Orrery does not check it).
-public struct SchemaKeywordUse: Sendable, Equatable, CustomStringConvertible {
-    public var keyword: String
-    public var location: String
-
-    public var description: String { "\(location): '\(keyword)' is not checked" }
-}
