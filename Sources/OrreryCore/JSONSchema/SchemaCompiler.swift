@@ -267,7 +267,7 @@ struct SchemaCompiler {
                 // As OpenAPI 3.0.3 reads `nullable`: it widens `type` only, so an `enum` must list null to allow it.
                 add("enum", .enumeration(values))
             }
-            if let constant = value["const"] { add("const", .constant(constant)) }
+            if dialect == .draft2020_12, let constant = value["const"] { add("const", .constant(constant)) }
 
             // Strings
             if let limit = try integer("minLength") { add("minLength", .minLength(limit)) }
@@ -308,7 +308,7 @@ struct SchemaCompiler {
             if let limit = try integer("maxItems") { add("maxItems", .maxItems(limit)) }
             if value["uniqueItems"] == .bool(true) { add("uniqueItems", .uniqueItems) }
             if let items = try compileItems() { add("items", items) }
-            if value["contains"] != nil {
+            if dialect == .draft2020_12, value["contains"] != nil {
                 let minimum = try integer("minContains") ?? 1
                 add("contains", .contains(child("contains"), minimum: minimum, maximum: try integer("maxContains")))
             }
@@ -347,7 +347,7 @@ struct SchemaCompiler {
                 }
                 if !required.isEmpty { add("required", .required(required)) }
             }
-            if let raw = value["dependentRequired"] {
+            if dialect == .draft2020_12, let raw = value["dependentRequired"] {
                 var dependencies: [(name: String, required: [String])] = []
                 for (name, list) in raw.objectMembers ?? [] {
                     guard case .array(let names) = list else { throw error("dependentRequired", "must map names to lists") }
@@ -355,7 +355,9 @@ struct SchemaCompiler {
                 }
                 add("dependentRequired", .dependentRequired(dependencies))
             }
-            if value["propertyNames"] != nil { add("propertyNames", .propertyNames(child("propertyNames"))) }
+            if dialect == .draft2020_12, value["propertyNames"] != nil {
+                add("propertyNames", .propertyNames(child("propertyNames")))
+            }
 
             // Combinations
             if let branches = try schemas("allOf") { add("allOf", .allOf(branches)) }
@@ -389,7 +391,7 @@ struct SchemaCompiler {
 
         private static func isUnsupported(_ keyword: String, dialect: JSONSchemaDialect) -> Bool {
             if SchemaCompiler.unsupportedKeywords.contains(keyword) { return true }
-            // Draft 2020-12's conditionals and `contains` are not OpenAPI 3.0's.
+            // Draft 2020-12's keywords that OpenAPI 3.0's schema object lacks: ignored there, and reported.
             return dialect == .openAPI30 && ["if", "then", "else", "contains", "minContains", "maxContains",
                 "dependentRequired", "propertyNames", "prefixItems", "const"].contains(keyword)
         }
