@@ -131,6 +131,7 @@ struct SchemaCompiler {
         let location = Self.location(document: document, tokens: tokens)
         if let index = indexByLocation[location] { return index }
         let index = nodes.count
+        // A placeholder until the queue reaches it; references to it are already good.
         nodes.append(SchemaNode(location: location, constant: true))
         indexByLocation[location] = index
         pending.append((index, document, tokens))
@@ -402,9 +403,9 @@ struct SchemaCompiler {
                 // Draft 4's tuples, which 3.0 forbids but older documents still write.
                 let prefix = list.indices.map { child("items", String($0)) }
                 let rest = value["additionalItems"] != nil ? child("additionalItems") : nil
-                return .items(prefix: prefix, rest: rest, restLocation: at("additionalItems"))
+                return .items(prefix: prefix, rest: rest)
             case (.openAPI30, _?):
-                return .items(prefix: [], rest: child("items"), restLocation: at("items"))
+                return .items(prefix: [], rest: child("items"))
             case (.draft2020_12, let items):
                 var prefix: [Int] = []
                 if let raw = value["prefixItems"] {
@@ -413,7 +414,7 @@ struct SchemaCompiler {
                 }
                 let rest = items != nil ? child("items") : nil
                 if prefix.isEmpty && rest == nil { return nil }
-                return .items(prefix: prefix, rest: rest, restLocation: at("items"))
+                return .items(prefix: prefix, rest: rest)
             case (.openAPI30, nil):
                 return nil
             }

@@ -6,8 +6,9 @@ struct SchemaEvaluation {
     /// The instance path, as tokens; made into a pointer only when a violation is reported.
     private var path: [String] = []
     private var depth = 0
-    /// Schemas that refer to themselves without going deeper into the instance would recurse forever.
-    static let maximumDepth = 400
+    /// Schemas that refer to themselves without going deeper into the instance would recurse forever; the bound
+    /// also keeps a hostile, deeply nested instance against a recursive schema well within a thread's stack.
+    static let maximumDepth = 256
 
     init(nodes: [SchemaNode], direction: SchemaDirection?) {
         self.nodes = nodes
@@ -70,7 +71,7 @@ struct SchemaEvaluation {
         return direction == .request ? flags.isReadOnly : flags.isWriteOnly
     }
 
-    // swiftlint:disable:next cyclomatic_complexity function_body_length
+    /// Applies one keyword's check; a switch over every kind of check, so that evaluation is one dispatch per rule.
     private mutating func apply(_ rule: SchemaRule.Check, at location: String, to instance: JSONValue, isCollecting: Bool) -> Bool {
         func fail(_ message: @autoclosure () -> String) -> Bool {
             if isCollecting { report(location, message()) }
@@ -123,7 +124,7 @@ struct SchemaEvaluation {
                 }
             }
             return true
-        case .items(let prefix, let rest, let restLocation):
+        case .items(let prefix, let rest):
             guard case .array(let items) = instance else { return true }
             var isValid = true
             for (index, item) in items.enumerated() {
@@ -140,7 +141,6 @@ struct SchemaEvaluation {
                     if !isCollecting { return false }
                 }
             }
-            _ = restLocation
             return isValid
         case .contains(let node, let minimum, let maximum):
             guard case .array(let items) = instance else { return true }

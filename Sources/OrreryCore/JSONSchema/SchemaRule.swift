@@ -20,7 +20,7 @@ struct SchemaRule: Sendable {
         case maxItems(Int)
         case uniqueItems
         /// `prefixItems` (or draft 4's list of `items`) and the schema for the items after them.
-        case items(prefix: [Int], rest: Int?, restLocation: String)
+        case items(prefix: [Int], rest: Int?)
         case contains(Int, minimum: Int, maximum: Int?)
         case minProperties(Int)
         case maxProperties(Int)
