@@ -39,6 +39,17 @@ struct JSONSchemaValidatorTests {
         #expect(try #require(DecimalNumber("9223372036854775808")).int64Value == nil)
     }
 
+    @Test("Bounds and multipleOf agree on the small path and the exact one", arguments: [
+        (#"{"multipleOf": 0.01}"#, "9.99", true), (#"{"multipleOf": 0.01}"#, "9.999", false),
+        (#"{"multipleOf": 0.01}"#, "-0.07", true), (#"{"multipleOf": 3}"#, "999999999999999999", true),
+        (#"{"multipleOf": 0.3}"#, "999999999999999999.9", true), (#"{"maximum": 0.5}"#, "0.50000000000000000001", false),
+        (#"{"minimum": -1.5}"#, "-1.5", true), (#"{"exclusiveMinimum": -1.5}"#, "-1.5", false),
+        (#"{"maximum": 1e3}"#, "1000.0", true), (#"{"maximum": 123456789012345678}"#, "123456789012345678.1", false),
+    ])
+    func smallAndExactPaths(schema: String, instance: String, isValid: Bool) throws {
+        #expect(try Self.violations(schema, instance).isEmpty == isValid)
+    }
+
     @Test("Every violation is reported, each with the instance's pointer and the keyword's location")
     func everyViolation() throws {
         let schema = #"""

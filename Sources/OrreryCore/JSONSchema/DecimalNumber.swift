@@ -6,6 +6,8 @@ struct DecimalNumber: Sendable, Comparable {
     var digits: [UInt8]
     /// The value is `digits` read as an integer times ten to this power.
     var exponent: Int
+    /// The same number, when it is small enough for the allocation-free path (bounds compiled from a schema).
+    var small: SmallDecimal?
 
     /// Reads JSON's number syntax (and the plain forms YAML adds, such as `+1` or `.5`); nil for anything else.
     init?(_ text: String) {
@@ -59,6 +61,7 @@ struct DecimalNumber: Sendable, Comparable {
         self.isNegative = isNegative && !digits.isEmpty
         self.digits = digits
         self.exponent = digits.isEmpty ? 0 : exponent
+        small = SmallDecimal(text)
     }
 
     var isZero: Bool { digits.isEmpty }
@@ -82,6 +85,11 @@ struct DecimalNumber: Sendable, Comparable {
         }
         guard magnitude <= UInt64(Int64.max) else { return nil }
         return Int64(magnitude)
+    }
+
+    /// Equal in value, however written (`1`, `1.0`, `10e-1`).
+    static func == (lhs: DecimalNumber, rhs: DecimalNumber) -> Bool {
+        lhs.isNegative == rhs.isNegative && lhs.digits == rhs.digits && lhs.exponent == rhs.exponent
     }
 
     static func < (lhs: DecimalNumber, rhs: DecimalNumber) -> Bool {

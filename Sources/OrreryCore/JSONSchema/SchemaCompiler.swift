@@ -366,12 +366,12 @@ struct SchemaCompiler {
             let oneOf = try schemas("oneOf")
             if case .object(let discriminator)? = value["discriminator"],
                 let property = discriminator.first(where: { $0.0 == "propertyName" })?.1.stringValue,
-                let union = oneOf.map({ (keyword: "oneOf", check: SchemaRule.Check.oneOf($0), branches: $0) })
-                    ?? anyOf.map({ (keyword: "anyOf", check: SchemaRule.Check.anyOf($0), branches: $0) })
+                let union = oneOf.map({ (keyword: "oneOf", branches: $0) }) ?? anyOf.map({ (keyword: "anyOf", branches: $0) })
             {
                 let mapping = try discriminatorMapping(
                     discriminator.first(where: { $0.0 == "mapping" })?.1, keyword: union.keyword)
-                add("discriminator", .discriminator(property: property, mapping: mapping, union: union.check))
+                add("discriminator", .discriminator(
+                    property: property, mapping: mapping, branches: union.branches, isOneOf: union.keyword == "oneOf"))
                 if union.keyword == "oneOf", let anyOf { add("anyOf", .anyOf(anyOf)) }
             } else {
                 if let anyOf { add("anyOf", .anyOf(anyOf)) }

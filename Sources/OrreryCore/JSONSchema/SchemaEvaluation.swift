@@ -100,15 +100,19 @@ struct SchemaEvaluation {
         case .format(let format):
             return format.accepts(instance) ? true : fail("is not a valid \(format.rawValue)")
         case .minimum(let bound, let isExclusive):
-            guard case .number(_, let text) = instance, let number = DecimalNumber(text) else { return true }
-            if isExclusive { return bound < number ? true : fail("must be greater than \(bound.text)") }
-            return number < bound ? fail("must be at least \(bound.text)") : true
+            guard case .number(_, let text) = instance, let order = Self.compare(text, bound) else { return true }
+            if isExclusive { return order > 0 ? true : fail("must be greater than \(bound.text)") }
+            return order < 0 ? fail("must be at least \(bound.text)") : true
         case .maximum(let bound, let isExclusive):
-            guard case .number(_, let text) = instance, let number = DecimalNumber(text) else { return true }
-            if isExclusive { return number < bound ? true : fail("must be less than \(bound.text)") }
-            return bound < number ? fail("must be at most \(bound.text)") : true
+            guard case .number(_, let text) = instance, let order = Self.compare(text, bound) else { return true }
+            if isExclusive { return order < 0 ? true : fail("must be less than \(bound.text)") }
+            return order > 0 ? fail("must be at most \(bound.text)") : true
         case .multipleOf(let step):
-            guard case .number(_, let text) = instance, let number = DecimalNumber(text) else { return true }
+            guard case .number(_, let text) = instance else { return true }
+            if let small = step.small, let value = SmallDecimal(text), let isMultiple = SmallDecimal.isMultiple(value, of: small) {
+                return isMultiple ? true : fail("must be a multiple of \(step.text)")
+            }
+            guard let number = DecimalNumber(text) else { return true }
             return number.isMultiple(of: step) ? true : fail("must be a multiple of \(step.text)")
         case .minItems(let limit):
             guard case .array(let items) = instance else { return true }
@@ -213,8 +217,10 @@ struct SchemaEvaluation {
             return check(otherwise, instance, isCollecting: isCollecting)
         case .reference(let node):
             return check(node, instance, isCollecting: isCollecting)
-        case .discriminator(let property, let mapping, let union):
-            guard case .object = instance else { return apply(union, at: location, to: instance, isCollecting: isCollecting) }
+        case .discriminator(let property, let mapping, let branches, let isOneOf):
+            guard case .object = instance else {
+                return apply(isOneOf ? .oneOf(branches) : .anyOf(branches), at: location, to: instance, isCollecting: isCollecting)
+            }
             guard case .string(let value)? = instance[property] else {
                 return fail("is missing the discriminator property '\(property)' (a string)")
             }
@@ -266,6 +272,15 @@ struct SchemaEvaluation {
         return isValid
     }
 
+    /// The instance's number against a bound: -1, 0 or 1; nil for text that is not a number.
+    static func compare(_ text: String, _ bound: DecimalNumber) -> Int? {
+        if let small = bound.small, let value = SmallDecimal(text), let order = SmallDecimal.compare(value, small) {
+            return order
+        }
+        guard let number = DecimalNumber(text) else { return nil }
+        return number < bound ? -1 : bound < number ? 1 : 0
+    }
+
     static func matches(_ instance: JSONValue, _ types: SchemaTypeSet, isIntegerWritten: Bool) -> Bool {
         switch instance {
         case .null: return types.contains(.null)
@@ -276,7 +291,8 @@ struct SchemaEvaluation {
         case .number(_, let text):
             if types.contains(.number) { return true }
             guard types.contains(.integer) else { return false }
-            if isIntegerWritten { return !text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) }
+            let isWrittenAsInteger = !text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") })
+            if isIntegerWritten || isWrittenAsInteger { return isWrittenAsInteger }
             return DecimalNumber(text)?.isInteger ?? false
         }
     }

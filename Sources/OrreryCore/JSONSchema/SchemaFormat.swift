@@ -38,6 +38,7 @@ enum SchemaFormat: String, Sendable, CaseIterable {
     }
 
     private static func isInteger(_ text: String, in range: ClosedRange<Int64>) -> Bool {
+        if let small = SmallDecimal(text), small.scale == 0 { return range.contains(small.significand) }
         guard let number = DecimalNumber(text), number.isInteger, let value = number.int64Value else { return false }
         return range.contains(value)
     }
@@ -170,6 +171,9 @@ enum SchemaFormat: String, Sendable, CaseIterable {
         (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
     }
 
+    /// The characters besides letters and digits that a dot-atom may hold.
+    private static let atomMarks = Set("!#$%&'*+-/=?^_`{|}~".utf8)
+
     /// RFC 5321's mailbox: a dot-atom or quoted local part, and a host name or an address literal.
     private static func isEmail(_ bytes: [UInt8]) -> Bool {
         guard let at = bytes.lastIndex(of: UInt8(ascii: "@")), at > 0 else { return false }
@@ -189,9 +193,8 @@ enum SchemaFormat: String, Sendable, CaseIterable {
             }
             if isEscaped { return false }
         } else {
-            let atext = Set("!#$%&'*+-/=?^_`{|}~".utf8)
             let atoms = local.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-            guard atoms.allSatisfy({ !$0.isEmpty && $0.allSatisfy { isLetter($0) || isDigit($0) || atext.contains($0) } })
+            guard atoms.allSatisfy({ !$0.isEmpty && $0.allSatisfy { isLetter($0) || isDigit($0) || atomMarks.contains($0) } })
             else { return false }
         }
         if domain.first == UInt8(ascii: "[") {

@@ -3,7 +3,7 @@ struct SchemaRule: Sendable {
     var location: String
     var check: Check
 
-    indirect enum Check: Sendable {
+    enum Check: Sendable {
         /// `isIntegerWritten`: OpenAPI 3.0's `integer` is a number written without a fraction or an exponent
         /// (`4.0` is not one), where draft 2020-12 takes any number with a zero fraction.
         case type(SchemaTypeSet, isNullable: Bool, isIntegerWritten: Bool)
@@ -36,6 +36,7 @@ struct SchemaRule: Sendable {
         case conditional(if: Int, then: Int?, else: Int?)
         case reference(Int)
         /// OpenAPI's `discriminator` beside a `oneOf` or `anyOf`: the named property picks the one schema to check.
-        case discriminator(property: String, mapping: [(value: String, node: Int)], union: Check)
+        /// `branches` are the `oneOf`'s (or, when `isOneOf` is false, the `anyOf`'s), checked as such for a non-object.
+        case discriminator(property: String, mapping: [(value: String, node: Int)], branches: [Int], isOneOf: Bool)
     }
 }
