@@ -7,8 +7,9 @@ import OrreryCore
 /// Loads an OpenAPI document from a file: YAML or JSON, 3.0, 3.1 or Swagger 2.0, with the files its `$ref`s name.
 ///
 /// OpenAPIKit reads the document (3.0 through OpenAPIKit30 and its compatibility module, Swagger 2.0 after
-/// `SwaggerConverter` has written it as 3.0), so a document it rejects is reported with the path of the part
-/// that is wrong. Schemas are compiled by Orrery's own validator from the documents as written, all in one pass.
+/// `SwaggerConverter` has written it as 3.0) for its title and servers; what it rejects becomes a warning naming
+/// the part that is wrong. Operations and their schemas come from the documents as written, so that every schema
+/// keeps its location (file and JSON pointer); the schemas compile with Orrery's own validator, all in one pass.
 public enum OpenAPISpecLoader {
     public static func load(path: String) throws(OpenAPILoadError) -> OpenAPISpec {
         let uri = SpecDocuments.uri(forPath: path)
