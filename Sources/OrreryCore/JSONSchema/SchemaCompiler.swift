@@ -208,7 +208,7 @@ struct SchemaCompiler {
                     throw error("$ref", "cannot resolve '\(reference)'")
                 }
                 let target = compiler.node(document: place.document, tokens: place.tokens)
-                node.rules.append(SchemaRule(location: at("$ref"), check: .reference(target)))
+                node.append(SchemaRule(location: at("$ref"), check: .reference(target)))
                 // OpenAPI 3.0 (as draft 4) ignores a reference's siblings.
                 if compiler.dialect == .openAPI30 || value.objectMembers?.count == 1 {
                     node.referenceOnly = target
@@ -387,7 +387,7 @@ struct SchemaCompiler {
             for (keyword, _) in value.objectMembers ?? [] where Self.isUnsupported(keyword, dialect: dialect) {
                 compiler.unsupported.append((keyword, at(keyword)))
             }
-            node.rules += rules
+            for rule in rules { node.append(rule) }
         }
 
         private static func isUnsupported(_ keyword: String, dialect: JSONSchemaDialect) -> Bool {

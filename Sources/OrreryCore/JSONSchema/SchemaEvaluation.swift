@@ -25,25 +25,31 @@ struct SchemaEvaluation {
     /// Whether the instance is valid against the node; reports every violation when collecting, and stops at the
     /// first one (reporting nothing) when not.
     mutating func check(_ index: Int, _ instance: JSONValue, isCollecting: Bool) -> Bool {
-        let node = nodes[index]
-        if let constant = node.constant {
-            if !constant && isCollecting { report(node.location, "no value is allowed here") }
+        if let constant = nodes[index].constant {
+            if !constant && isCollecting { report(nodes[index].location, "no value is allowed here") }
             return constant
         }
         guard depth < Self.maximumDepth else {
-            if isCollecting { report(node.location, "schema references nest deeper than \(Self.maximumDepth) levels") }
+            if isCollecting { report(nodes[index].location, "schema references nest deeper than \(Self.maximumDepth) levels") }
             return false
         }
         depth += 1
         defer { depth -= 1 }
         var isValid = true
-        for rule in node.rules {
-            if !apply(rule.check, at: rule.location, to: instance, isCollecting: isCollecting) {
+        let checks = nodes[index].checks
+        for position in checks.indices {
+            if !apply(checks[position], at: Location(node: index, check: position), to: instance, isCollecting: isCollecting) {
                 isValid = false
                 if !isCollecting { return false }
             }
         }
         return isValid
+    }
+
+    /// Where a check is, looked up only when it reports.
+    struct Location {
+        var node: Int
+        var check: Int
     }
 
     private mutating func descend(_ token: String, _ index: Int, _ instance: JSONValue, isCollecting: Bool) -> Bool {
@@ -72,9 +78,9 @@ struct SchemaEvaluation {
     }
 
     /// Applies one keyword's check; a switch over every kind of check, so that evaluation is one dispatch per rule.
-    private mutating func apply(_ rule: SchemaRule.Check, at location: String, to instance: JSONValue, isCollecting: Bool) -> Bool {
+    private mutating func apply(_ rule: SchemaRule.Check, at place: Location, to instance: JSONValue, isCollecting: Bool) -> Bool {
         func fail(_ message: @autoclosure () -> String) -> Bool {
-            if isCollecting { report(location, message()) }
+            if isCollecting { report(nodes[place.node].checkLocations[place.check], message()) }
             return false
         }
         switch rule {
@@ -168,7 +174,7 @@ struct SchemaEvaluation {
                 if let node, isExcludedByDirection(node) { continue }
                 isValid = false
                 guard isCollecting else { return false }
-                report(location, "is missing the required property '\(name)'")
+                report(nodes[place.node].checkLocations[place.check], "is missing the required property '\(name)'")
             }
             return isValid
         case .dependentRequired(let dependencies):
@@ -219,7 +225,7 @@ struct SchemaEvaluation {
             return check(node, instance, isCollecting: isCollecting)
         case .discriminator(let property, let mapping, let branches, let isOneOf):
             guard case .object = instance else {
-                return apply(isOneOf ? .oneOf(branches) : .anyOf(branches), at: location, to: instance, isCollecting: isCollecting)
+                return apply(isOneOf ? .oneOf(branches) : .anyOf(branches), at: place, to: instance, isCollecting: isCollecting)
             }
             guard case .string(let value)? = instance[property] else {
                 return fail("is missing the discriminator property '\(property)' (a string)")

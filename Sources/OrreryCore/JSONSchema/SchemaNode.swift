@@ -5,7 +5,10 @@ struct SchemaNode: Sendable {
     var location: String
     /// `true` or `false` as a schema; nil for an object schema.
     var constant: Bool?
-    var rules: [SchemaRule] = []
+    /// The checks, and beside them each one's keyword location: apart, so that evaluating touches only the checks
+    /// and a location is read only for a violation.
+    private(set) var checks: [SchemaRule.Check] = []
+    private(set) var checkLocations: [String] = []
     var isReadOnly = false
     var isWriteOnly = false
     /// A node that is only a `$ref`, followed when asking whether a property is read-only or write-only.
@@ -14,5 +17,10 @@ struct SchemaNode: Sendable {
     init(location: String, constant: Bool? = nil) {
         self.location = location
         self.constant = constant
+    }
+
+    mutating func append(_ rule: SchemaRule) {
+        checks.append(rule.check)
+        checkLocations.append(rule.location)
     }
 }
