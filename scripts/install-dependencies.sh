@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs, on Debian or Ubuntu and only when missing, the system libraries Orrery builds against (libevent with
 # OpenSSL and pthreads, zlib, pkg-config) and, with --with-test-tools, the programs its tests drive: curl, Python
-# with requests, Node.js, headless Chromium and chromedriver (the dashboard's browser tests), openssl, and Java with
-# the Python package wiremock, whose standalone WireMock jar the WireMock comparison runs against.
+# with requests and openapi-schema-validator, Node.js, headless Chromium and chromedriver (the dashboard's browser
+# tests), openssl, and Java with the Python package wiremock, whose standalone WireMock jar the WireMock comparison
+# runs against.
 #
 #   scripts/install-dependencies.sh                    # what building and serving need (scripts/run.sh)
 #   scripts/install-dependencies.sh --with-test-tools  # and what the tests use (scripts/test.sh)
@@ -41,6 +42,13 @@ if [ ${#missing[@]} -gt 0 ]; then
     echo "Installing ${missing[*]} ..." >&2
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# openapi-schema-validator, the second judge of JSON Schema verdicts in the OpenAPI tests (schema_oracle.py).
+if $with_test_tools && ! python3 -c "import openapi_schema_validator" >/dev/null 2>&1; then
+    echo "Installing the Python package openapi-schema-validator ..." >&2
+    python3 -m pip install --quiet "openapi-schema-validator>=0.6" \
+        || python3 -m pip install --quiet --break-system-packages "openapi-schema-validator>=0.6"
 fi
 
 # Python's requests, for the python3 on PATH (Debian's own, or another): the proxy clients in the tests use it.

@@ -1,0 +1,56 @@
+/// A number written without an exponent and with at most 18 digits, as an integer and a count of decimal places:
+/// bounds and `multipleOf` on the numbers requests carry, exactly and without allocating. Anything larger falls
+/// back to `DecimalNumber`.
+struct SmallDecimal: Sendable {
+    var significand: Int64
+    /// Digits after the point.
+    var scale: Int
+
+    init?(_ text: String) {
+        var significand: Int64 = 0
+        var scale = 0
+        var digits = 0
+        var isNegative = false
+        var isFraction = false
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                digits += 1
+                guard digits <= 18 else { return nil }
+                significand = significand * 10 + Int64(byte - UInt8(ascii: "0"))
+                if isFraction { scale += 1 }
+            case UInt8(ascii: "-") where digits == 0 && !isNegative && !isFraction:
+                isNegative = true
+            case UInt8(ascii: ".") where !isFraction:
+                isFraction = true
+            default:
+                return nil
+            }
+        }
+        guard digits > 0 else { return nil }
+        self.significand = isNegative ? -significand : significand
+        self.scale = scale
+    }
+
+    private static let powers: [Int64] = (0...18).map { exponent in (0..<exponent).reduce(Int64(1)) { value, _ in value * 10 } }
+
+    /// Both numbers as integers at the same scale; nil when that overflows.
+    private static func aligned(_ a: SmallDecimal, _ b: SmallDecimal) -> (Int64, Int64)? {
+        let scale = max(a.scale, b.scale)
+        let (left, leftOverflow) = a.significand.multipliedReportingOverflow(by: powers[scale - a.scale])
+        let (right, rightOverflow) = b.significand.multipliedReportingOverflow(by: powers[scale - b.scale])
+        return leftOverflow || rightOverflow ? nil : (left, right)
+    }
+
+    /// -1, 0 or 1; nil when the comparison needs more than 64 bits.
+    static func compare(_ a: SmallDecimal, _ b: SmallDecimal) -> Int? {
+        guard let (left, right) = aligned(a, b) else { return nil }
+        return left < right ? -1 : left == right ? 0 : 1
+    }
+
+    /// Whether `value / step` is an integer; nil when that needs more than 64 bits.
+    static func isMultiple(_ value: SmallDecimal, of step: SmallDecimal) -> Bool? {
+        guard let (left, right) = aligned(value, step), right != 0 else { return nil }
+        return left % right == 0
+    }
+}

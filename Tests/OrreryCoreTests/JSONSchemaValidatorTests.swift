@@ -1,0 +1,144 @@
+import Testing
+@testable import OrreryCore
+
+/// The validator's own behaviour beyond the official suite: exact numbers, every violation with its pointers,
+/// OpenAPI 3.0's dialect, compile errors with their place, and schemas that refer to themselves.
+@Suite("JSON Schema validator")
+struct JSONSchemaValidatorTests {
+    static func validator(_ schema: String, _ dialect: JSONSchemaDialect = .draft2020_12) throws -> JSONSchemaValidator {
+        try JSONSchemaValidator(schema: try JSONValue.parse(schema), dialect: dialect)
+    }
+
+    static func violations(_ schema: String, _ instance: String, _ dialect: JSONSchemaDialect = .draft2020_12) throws -> [String] {
+        try validator(schema, dialect).validate(try JSONValue.parse(instance)).map { "\($0.instancePointer): \($0.message)" }
+    }
+
+    @Test("Numbers are read exactly from their text", arguments: [
+        ("0.3", "0.1", true), ("0.0075", "0.0001", true), ("1e308", "0.123456789", false), ("4.5", "1.5", true),
+        ("10000000000000000000000000001", "2", false), ("10000000000000000000000000002", "2", true), ("0", "7", true),
+        ("12.5", "0.25", true), ("12.51", "0.25", false), ("1e-8", "1e-9", true),
+    ])
+    func multipleOf(value: String, step: String, isMultiple: Bool) throws {
+        let number = try #require(DecimalNumber(value))
+        #expect(number.isMultiple(of: try #require(DecimalNumber(step))) == isMultiple)
+    }
+
+    @Test("Comparison and integer checks hold past a Double's precision")
+    func exactComparison() throws {
+        let below = try #require(DecimalNumber("9999999999999999999"))
+        let bound = try #require(DecimalNumber("1e19"))
+        #expect(below < bound)
+        #expect(Double("9999999999999999999") == Double("1e19"))  // what a Double would have got wrong
+        #expect(try #require(DecimalNumber("-0.0")).isZero)
+        #expect(try #require(DecimalNumber("1.0")).isInteger)
+        #expect(try #require(DecimalNumber("12345678910111213141516171819e-3")).isInteger == false)
+        #expect(try #require(DecimalNumber("-1.50")) < #require(DecimalNumber("-1.4")))
+        #expect(DecimalNumber("1.") == nil || DecimalNumber("1.")?.isInteger == true)
+        #expect(DecimalNumber("abc") == nil)
+        #expect(try #require(DecimalNumber("-9223372036854775808")).int64Value == Int64.min)
+        #expect(try #require(DecimalNumber("9223372036854775808")).int64Value == nil)
+    }
+
+    @Test("Bounds and multipleOf agree on the small path and the exact one", arguments: [
+        (#"{"multipleOf": 0.01}"#, "9.99", true), (#"{"multipleOf": 0.01}"#, "9.999", false),
+        (#"{"multipleOf": 0.01}"#, "-0.07", true), (#"{"multipleOf": 3}"#, "999999999999999999", true),
+        (#"{"multipleOf": 0.3}"#, "999999999999999999.9", true), (#"{"maximum": 0.5}"#, "0.50000000000000000001", false),
+        (#"{"minimum": -1.5}"#, "-1.5", true), (#"{"exclusiveMinimum": -1.5}"#, "-1.5", false),
+        (#"{"maximum": 1e3}"#, "1000.0", true), (#"{"maximum": 123456789012345678}"#, "123456789012345678.1", false),
+    ])
+    func smallAndExactPaths(schema: String, instance: String, isValid: Bool) throws {
+        #expect(try Self.violations(schema, instance).isEmpty == isValid)
+    }
+
+    @Test("Every violation is reported, each with the instance's pointer and the keyword's location")
+    func everyViolation() throws {
+        let schema = #"""
+            {"type": "object", "required": ["a", "b"], "additionalProperties": false,
+             "properties": {"a": {"type": "integer", "maximum": 3}, "list": {"items": {"type": "string", "minLength": 2}}}}
+            """#
+        let all = try Self.validator(schema).validate(try JSONValue.parse(#"{"a": 4, "list": ["ok", "x", 5], "c/d~": 1}"#))
+        #expect(all.map(\.instancePointer) == ["/a", "/list/1", "/list/2", "", ""])
+        #expect(all.map(\.message) == [
+            "must be at most 3", "must be at least 2 characters long", "must be string, not an integer",
+            "has the property 'c/d~', which the schema does not allow", "is missing the required property 'b'",
+        ])
+        #expect(all[1].schemaPointer == "urn:orrery:schema#/properties/list/items/minLength")
+        #expect(all[3].schemaPointer == "urn:orrery:schema#/additionalProperties")
+        let escaped = try Self.validator(#"{"properties": {"c/d~": {"type": "string"}}}"#).validate(try JSONValue.parse(#"{"c/d~": 1}"#))
+        #expect(escaped.first?.instancePointer == "/c~1d~0")
+        #expect(escaped.first?.schemaPointer == "urn:orrery:schema#/properties/c~1d~0/type")
+    }
+
+    @Test("OpenAPI 3.0: nullable widens type only, boolean exclusive bounds, a $ref's siblings ignored")
+    func openAPI30() throws {
+        #expect(try Self.violations(#"{"type": "string", "nullable": true}"#, "null", .openAPI30).isEmpty)
+        #expect(try Self.violations(#"{"type": "string", "nullable": true, "enum": ["a"]}"#, "null", .openAPI30)
+            == [": must be one of \"a\""])
+        #expect(try Self.violations(#"{"type": "string", "nullable": true}"#, "null") == [": must be string, not null"])
+        #expect(try Self.violations(#"{"minimum": 1, "exclusiveMinimum": true}"#, "1", .openAPI30) == [": must be greater than 1"])
+        #expect(try Self.violations(#"{"type": "integer"}"#, "4.0", .openAPI30) == [": must be integer, not a number"])
+        #expect(try Self.violations(#"{"type": "integer"}"#, "4.0").isEmpty)
+        let reference = ##"{"$defs": {"s": {"type": "string"}}, "properties": {"a": {"$ref": "#/$defs/s", "maxLength": 1}}}"##
+        #expect(try Self.violations(reference, #"{"a": "long"}"#, .openAPI30).isEmpty)
+        #expect(try Self.violations(reference, #"{"a": "long"}"#) == ["/a: must be at most 1 characters long"])
+    }
+
+    @Test("OpenAPI's formats: int32, int64, byte; and formats only assert on their own type", arguments: [
+        (#"{"format": "int32"}"#, "2147483647", true), (#"{"format": "int32"}"#, "2147483648", false),
+        (#"{"format": "int32"}"#, "-2147483648", true), (#"{"format": "int64"}"#, "9223372036854775807", true),
+        (#"{"format": "int64"}"#, "9223372036854775808", false), (#"{"format": "int64"}"#, "1.5", false),
+        (#"{"format": "int32"}"#, "\"text\"", true), (#"{"format": "byte"}"#, "\"aGVsbG8=\"", true),
+        (#"{"format": "byte"}"#, "\"aGVsbG8\"", false), (#"{"format": "byte"}"#, "\"a*==\"", false),
+        (#"{"format": "date"}"#, "\"2024-02-29\"", true), (#"{"format": "date"}"#, "\"2023-02-29\"", false),
+        (#"{"format": "password"}"#, "\"anything\"", true), (#"{"format": "email"}"#, "12", true),
+    ])
+    func formats(schema: String, instance: String, isValid: Bool) throws {
+        #expect(try Self.violations(schema, instance, .openAPI30).isEmpty == isValid)
+    }
+
+    @Test("Compile errors name the keyword's place", arguments: [
+        (#"{"properties": {"a": {"pattern": "(?<=x)y"}}}"#, "urn:orrery:schema#/properties/a/pattern"),
+        (##"{"items": {"$ref": "#/$defs/missing"}}"##, "urn:orrery:schema#/items/$ref"),
+        (#"{"type": "text"}"#, "urn:orrery:schema#/type"),
+        (#"{"minLength": -1}"#, "urn:orrery:schema#/minLength"),
+        (#"{"multipleOf": 0}"#, "urn:orrery:schema#/multipleOf"),
+        (#"{"allOf": []}"#, "urn:orrery:schema#/allOf"),
+    ])
+    func compileErrors(schema: String, location: String) throws {
+        #expect {
+            _ = try Self.validator(schema)
+        } throws: { error in
+            (error as? SchemaCompileError)?.schemaPointer == location
+        }
+    }
+
+    @Test("A schema that refers to itself without going deeper stops with a violation, not a crash")
+    func selfReference() throws {
+        #expect(try Self.violations(##"{"allOf": [{"$ref": "#"}]}"##, "1").first?.contains("deeper than") == true)
+        // Recursion that follows the instance down is fine.
+        let tree = ##"{"type": "object", "properties": {"child": {"$ref": "#"}}, "required": ["v"]}"##
+        #expect(try Self.violations(tree, #"{"v": 1, "child": {"v": 2, "child": {}}}"#) == ["/child/child: is missing the required property 'v'"])
+    }
+
+    @Test("Documents reference each other by URI, both ways")
+    func acrossDocuments() throws {
+        let documents = [
+            "https://example.com/a.json": try JSONValue.parse(##"{"$defs": {"b": {"$ref": "b.json"}}, "type": "object", "properties": {"x": {"$ref": "#/$defs/b"}}}"##),
+            "https://example.com/b.json": try JSONValue.parse(#"{"type": "array", "items": {"$ref": "a.json"}}"#),
+        ]
+        let compilation = try JSONSchemaValidator.compile(["https://example.com/a.json#"], documents: documents, dialect: .draft2020_12)
+        let validator = try #require(compilation.validators.first)
+        #expect(validator.isValid(try JSONValue.parse(#"{"x": [{"x": []}]}"#)))
+        #expect(validator.validate(try JSONValue.parse(#"{"x": [{"x": 3}]}"#)).map(\.instancePointer) == ["/x/0/x"])
+    }
+
+    @Test("Keywords not checked are reported with their place")
+    func unsupported() throws {
+        let compilation = try JSONSchemaValidator.compile(
+            ["urn:s#"], documents: ["urn:s": try JSONValue.parse(#"{"properties": {"a": {"unevaluatedItems": false}}, "if": {}}"#)],
+            dialect: .openAPI30)
+        #expect(compilation.unsupportedKeywords.map(\.description).sorted() == [
+            "urn:s#/if: 'if' is not checked", "urn:s#/properties/a/unevaluatedItems: 'unevaluatedItems' is not checked",
+        ])
+    }
+}
