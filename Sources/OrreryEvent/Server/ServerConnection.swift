@@ -27,8 +27,10 @@ final class ServerConnection {
     var tls: OpaquePointer?
     /// The TLS handshake is under way (its deadline is the header timeout's).
     var isHandshaking = false
-    /// close_notify has been sent; the connection closes once its output has drained.
+    /// The connection closes once its output has drained (close_notify goes out when the answer is encrypted).
     var isClosingTLS = false
+    /// close_notify has been handed to OpenSSL.
+    var isTLSShutDown = false
     /// For a tunnel Orrery intercepts: the host and port its client asked for.
     var interceptedAuthority: String?
     var readEvent: OpaquePointer?
