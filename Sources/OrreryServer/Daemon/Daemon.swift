@@ -86,7 +86,7 @@ public final class Daemon: Sendable {
             let proxy = try proxyEnvironments.map { environments throws(EventError) in
                 ProxyForwarder(
                     environments: environments, client: try UpstreamClient(loop: loop, configuration: configuration.upstream),
-                    serviceLogger: serviceLogger, logger: logger)
+                    serviceLogger: serviceLogger, logger: logger, recordBodyLimit: configuration.recordBodyLimit)
             }
             return RequestPipeline(
                 registry: registry, admin: admin, proxy: proxy, serviceLogger: serviceLogger, sessions: sessions, https: https,

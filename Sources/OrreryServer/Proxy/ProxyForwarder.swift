@@ -10,12 +10,18 @@ final class ProxyForwarder {
     private let client: UpstreamClient
     private let serviceLogger: NetworkServiceLogger
     private let logger: Logger
+    /// `--record-body-limit`: a recorded answer's body beyond this is not written as a fixture.
+    private let recordBodyLimit: Int
 
-    init(environments: EnvironmentRegistry, client: UpstreamClient, serviceLogger: NetworkServiceLogger, logger: Logger) {
+    init(
+        environments: EnvironmentRegistry, client: UpstreamClient, serviceLogger: NetworkServiceLogger, logger: Logger,
+        recordBodyLimit: Int
+    ) {
         self.environments = environments
         self.client = client
         self.serviceLogger = serviceLogger
         self.logger = logger
+        self.recordBodyLimit = recordBodyLimit
     }
 
     /// Where a request goes: the upstream the host map chose for it.
@@ -44,11 +50,13 @@ final class ProxyForwarder {
         }
     }
 
-    /// Sends the request upstream; `answered` gets the answer to relay (or the 502/504 for a failure) and the
-    /// journal's outcome, on this loop.
+    /// Sends the request upstream and relays the answer as it arrives (see `ProxyRelay`). `answered` gets a whole
+    /// answer to journal and send (an upstream's small answer, or the 502/504 for a failure); `journal` gets a
+    /// streamed answer's head, its first `journalBodyLimit` bytes and its size once it ended.
     func forward(
-        _ plan: Plan, _ request: HTTPRequest, responder: Responder,
-        answered: @escaping (MadeResponse, JournalEntry.Outcome) -> Void
+        _ plan: Plan, _ request: HTTPRequest, responder: Responder, journalBodyLimit: Int,
+        answered: @escaping (MadeResponse, JournalEntry.Outcome) -> Void,
+        journal: @escaping (_ status: Int, _ headers: HTTPHeaders, _ body: Payload, _ bodySize: Int, JournalEntry.Outcome) -> Void
     ) {
         let upstream = plan.upstream
         let injected = upstream.injectedHeaders.compactMap { header -> (String, String)? in
@@ -68,35 +76,29 @@ final class ProxyForwarder {
             body: request.body)
         // The recorder's question costs one atomic load when no session is on.
         let recorder = serviceLogger.recorder
-        var fixtureHost: String?
-        var recordingSession: Int?
+        var record: ((Int, HTTPHeaders, Payload, Int) -> Void)?
+        var captureLimit = journalBodyLimit
         if recorder.isRecording {
-            fixtureHost = environments.recordedHost(for: request)
-            recordingSession = recorder.shouldRecord(request, host: fixtureHost)
+            let fixtureHost = environments.recordedHost(for: request)
+            if let session = recorder.shouldRecord(request, host: fixtureHost) {
+                let limit = recordBodyLimit
+                captureLimit = max(captureLimit, limit)
+                record = { status, headers, body, bodySize in
+                    recorder.record(
+                        request, session: session, host: fixtureHost, folder: upstream.canonicalHost ?? upstream.hostHeader,
+                        status: status, headers: headers, body: body, bodySize: bodySize, bodyLimit: limit)
+                }
+            }
         }
         let started = ContinuousClock.now
-        client.send(upstreamRequest) { [logger] result in
-            switch result {
-            case .success(let response):
-                let headers = ProxyHeaders.clientResponse(response.headers)
-                // A HEAD answer has no body, so its length is the upstream's to state.
-                let length = request.method == "HEAD" ? response.headers["Content-Length"].flatMap { Int($0) } : nil
-                if let recordingSession {
-                    var recorded = headers
-                    if let length { recorded.add("Content-Length", String(length)) }
-                    recorder.record(
-                        request, session: recordingSession, host: fixtureHost,
-                        folder: upstream.canonicalHost ?? upstream.hostHeader, status: response.status, headers: recorded,
-                        body: response.body)
-                }
+        let hooks = ProxyRelay.Hooks(
+            answered: { [logger] response, outcome in
                 logger.debug(
                     "\(request.method) \(request.target) -> \(response.status) from \(upstream.environmentKey ?? "direct") \(upstream.origin) in \(ContinuousClock.now - started)")
-                answered(
-                    MadeResponse(
-                        status: response.status, reason: response.reason, headers: headers, body: response.body,
-                        contentLength: length),
-                    .proxied(environment: upstream.environmentKey, upstream: upstream.origin, error: nil))
-            case .failure(let failure):
+                answered(response, outcome)
+            },
+            journal: journal, record: record,
+            failure: { [logger] failure in
                 let code: HTTPStatusCode = failure.kind == .timeout ? .Code504GatewayTimeout : .Code502BadGateway
                 let error = ErrorResponse(
                     code, message: failure.message,
@@ -110,11 +112,15 @@ final class ProxyForwarder {
                         ? "The TLS connection to the upstream failed: \(failure.message). Orrery verifies every upstream's certificate against the system's CAs and --upstream-ca."
                         : nil)
                 logger.warning("\(request.method) \(request.target) -> \(code.rawValue): \(failure)")
-                answered(
+                return (
                     MadeResponse(error, kind: failure.kind.rawValue),
-                    .proxied(environment: upstream.environmentKey, upstream: upstream.origin, error: failure.kind.rawValue))
-            }
-        }
+                    .proxied(environment: upstream.environmentKey, upstream: upstream.origin, error: failure.kind.rawValue)
+                )
+            })
+        let relay = ProxyRelay(
+            responder: responder, isHead: request.method == "HEAD", environment: upstream.environmentKey,
+            upstream: upstream.origin, captureLimit: captureLimit, hooks: hooks)
+        relay.start(upstreamRequest, on: client)
     }
 
     /// Answers a `CONNECT` with a byte-for-byte tunnel to the host and port it names. The environment map does not

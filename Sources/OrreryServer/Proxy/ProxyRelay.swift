@@ -1,0 +1,183 @@
+import Foundation
+import Logging
+import OrreryCore
+import OrreryEvent
+
+/// Relays one upstream answer to the client as it arrives, holding a few buffers, never the whole body.
+///
+/// An answer that arrives whole in the first read (the usual small one) goes out as one prepared response, as a
+/// stub's does. Otherwise the head goes out with what came so far, and each later read is written on as it comes;
+/// when the client has more than `maximumQueuedBytes` unread, the upstream is not read until the client catches up
+/// (back-pressure), so an upstream that streams forever costs what a small answer does. The journal and the
+/// recorder get the first bytes of the body up to their limits, and its full size, once the answer is complete
+/// (before its last bytes are written, so a client that has its answer finds it in the journal).
+final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
+    /// What the client may leave unread before the upstream is paused: a few socket buffers.
+    static let maximumQueuedBytes = 256 * 1024
+
+    /// What the relay hands back: a whole answer (to be journaled and sent as any other), the journal's part of
+    /// a streamed one, and a failure before anything was sent.
+    struct Hooks {
+        /// A whole answer, or the error for a failure before the head was sent; the caller journals and sends it.
+        var answered: (MadeResponse, JournalEntry.Outcome) -> Void
+        /// A streamed answer ended (or was cut): journal it with `body` (its first bytes) and `bodySize`.
+        var journal: (_ status: Int, _ headers: HTTPHeaders, _ body: Payload, _ bodySize: Int, JournalEntry.Outcome) -> Void
+        /// Record it (the body whole), or say why not (`bodySize` over what was kept).
+        var record: ((_ status: Int, _ headers: HTTPHeaders, _ body: Payload, _ bodySize: Int) -> Void)?
+        /// Turns a failure into the client's 502/504.
+        var failure: (UpstreamFailure) -> (MadeResponse, JournalEntry.Outcome)
+    }
+
+    private enum Stage {
+        case awaitingHead
+        /// The head is here and the body so far is collected, in case it all comes in this read.
+        case collecting(UpstreamResponseHead, HTTPHeaders)
+        case streaming(ResponseStream, UpstreamResponseHead, HTTPHeaders)
+        case done
+    }
+
+    private let responder: Responder
+    private let isHead: Bool
+    private let environment: String?
+    private let upstreamOrigin: String
+    private let hooks: Hooks
+    /// How much of the body the journal and the recorder keep.
+    private let captureLimit: Int
+    private var stage = Stage.awaitingHead
+    /// The body as collected (whole, while collecting; its first `captureLimit` bytes once streaming).
+    private var captured: [UInt8] = []
+    private var bodySize = 0
+    /// The exchange, while it runs: to pause, resume and cancel it.
+    private var exchange: UpstreamExchange?
+
+    init(responder: Responder, isHead: Bool, environment: String?, upstream: String, captureLimit: Int, hooks: Hooks) {
+        self.responder = responder
+        self.isHead = isHead
+        self.environment = environment
+        upstreamOrigin = upstream
+        self.captureLimit = captureLimit
+        self.hooks = hooks
+    }
+
+    func start(_ request: UpstreamRequest, on client: UpstreamClient) {
+        exchange = client.send(request, to: self)
+        if case .done = stage { exchange = nil }
+    }
+
+    // MARK: - Upstream
+
+    func upstream(_ exchange: UpstreamExchange, receivedHead head: UpstreamResponseHead) {
+        stage = .collecting(head, ProxyHeaders.clientResponse(head.headers))
+    }
+
+    func upstream(_ exchange: UpstreamExchange, receivedBody bytes: UnsafeRawBufferPointer) {
+        bodySize += bytes.count
+        switch stage {
+        case .collecting:
+            captured.append(contentsOf: bytes)
+        case .streaming(let stream, _, _):
+            let room = captureLimit - captured.count
+            if room > 0 { captured.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes.prefix(room))) }
+            stream.append(bytes)
+        case .awaitingHead, .done:
+            break
+        }
+    }
+
+    /// A read ended with more to come: the answer is streamed from here on.
+    func upstreamPaused(_ exchange: UpstreamExchange) {
+        switch stage {
+        case .collecting(let head, let headers):
+            guard
+                let stream = responder.startRelay(
+                    status: head.status, reason: head.reason, headers: headers, contentLength: head.contentLength)
+            else {
+                cancel()
+                return
+            }
+            stream.observer = self
+            stage = .streaming(stream, head, headers)
+            captured.withUnsafeBytes { stream.append($0) }
+            if captured.count > captureLimit { captured.removeLast(captured.count - captureLimit) }
+            write(stream)
+        case .streaming(let stream, _, _):
+            write(stream)
+        case .awaitingHead, .done:
+            break
+        }
+    }
+
+    private func write(_ stream: ResponseStream) {
+        stream.flush()
+        if stream.queuedBytes > Self.maximumQueuedBytes { exchange?.pauseReading() }
+    }
+
+    func upstreamFinished(_ exchange: UpstreamExchange) {
+        defer { finish() }
+        switch stage {
+        case .collecting(let head, let headers):
+            // Whole in one read: one prepared answer. A HEAD answer's length is the upstream's to state.
+            let length = isHead ? head.headers["Content-Length"].flatMap { Int($0) } : nil
+            let body = Payload(captured)
+            if let record = hooks.record {
+                var recorded = headers
+                if let length { recorded.add("Content-Length", String(length)) }
+                record(head.status, recorded, body, body.count)
+            }
+            hooks.answered(
+                MadeResponse(status: head.status, reason: head.reason, headers: headers, body: body, contentLength: length),
+                outcome(error: nil))
+        case .streaming(let stream, let head, let headers):
+            let body = Payload(captured)
+            hooks.record?(head.status, headers, body, bodySize)
+            hooks.journal(head.status, headers, body, bodySize, outcome(error: nil))
+            stream.finish()
+        case .awaitingHead, .done:
+            break
+        }
+    }
+
+    func upstream(_ exchange: UpstreamExchange, failed failure: UpstreamFailure) {
+        defer { finish() }
+        switch stage {
+        case .awaitingHead, .collecting:
+            let (response, outcome) = hooks.failure(failure)
+            hooks.answered(response, outcome)
+        case .streaming(let stream, let head, let headers):
+            // Part of the answer is out: the client sees it cut, and the journal says why.
+            let (_, failed) = hooks.failure(failure)
+            hooks.journal(head.status, headers, Payload(captured), bodySize, failed)
+            stream.abort()
+        case .done:
+            break
+        }
+    }
+
+    // MARK: - Client
+
+    func responseStreamDrained(_ stream: ResponseStream) {
+        exchange?.resumeReading()
+    }
+
+    func responseStreamClosed(_ stream: ResponseStream) {
+        guard case .streaming(_, let head, let headers) = stage else { return }
+        hooks.journal(head.status, headers, Payload(captured), bodySize, outcome(error: "clientClosed"))
+        cancel()
+    }
+
+    private func outcome(error: String?) -> JournalEntry.Outcome {
+        .proxied(environment: environment, upstream: upstreamOrigin, error: error)
+    }
+
+    private func cancel() {
+        let exchange = self.exchange
+        finish()
+        exchange?.cancel()
+    }
+
+    private func finish() {
+        stage = .done
+        exchange = nil
+        captured = []
+    }
+}
