@@ -64,6 +64,8 @@ public struct UpstreamFailure: Error, Sendable, CustomStringConvertible {
         case connectionReset
         /// The TLS handshake or certificate check failed.
         case tlsError
+        /// The target is this daemon itself: the request would come back to it.
+        case loopDetected
     }
 
     public var kind: Kind

@@ -12,16 +12,19 @@ final class ProxyForwarder {
     private let logger: Logger
     /// `--record-body-limit`: a recorded answer's body beyond this is not written as a fixture.
     private let recordBodyLimit: Int
+    /// This daemon's `Via` entry on forwarded requests; a request that already carries it has come back.
+    private let via: String
 
     init(
         environments: EnvironmentRegistry, client: UpstreamClient, serviceLogger: NetworkServiceLogger, logger: Logger,
-        recordBodyLimit: Int
+        recordBodyLimit: Int, via: String
     ) {
         self.environments = environments
         self.client = client
         self.serviceLogger = serviceLogger
         self.logger = logger
         self.recordBodyLimit = recordBodyLimit
+        self.via = via
     }
 
     /// Where a request goes: the upstream the host map chose for it.
@@ -46,6 +49,11 @@ final class ProxyForwarder {
                 MadeResponse(failure, kind: "hostNotConfigured"),
                 outcome: .proxied(environment: error.key, upstream: error.canonicalHost, error: "hostNotConfigured"))
         case .success(let upstream)?:
+            if ProxyHeaders.hasPassed(request.headers, entry: via) {
+                return .made(
+                    MadeResponse(Self.loop("the request's Via shows it already passed this daemon (\(via))"), kind: "loopDetected"),
+                    outcome: .proxied(environment: upstream.environmentKey, upstream: upstream.origin, error: "loopDetected"))
+            }
             return .forward(Plan(upstream: upstream))
         }
     }
@@ -72,7 +80,7 @@ final class ProxyForwarder {
         let upstreamRequest = UpstreamRequest(
             upstream: upstream, method: request.method, target: request.originForm,
             headers: ProxyHeaders.upstreamRequest(
-                request.headers, upstream: upstream, clientAddress: responder.remoteAddress, injected: injected),
+                request.headers, upstream: upstream, clientAddress: responder.remoteAddress, injected: injected, via: via),
             body: request.body)
         // The recorder's question costs one atomic load when no session is on.
         let recorder = serviceLogger.recorder
@@ -131,6 +139,11 @@ final class ProxyForwarder {
         responder.openTunnel(
             to: target, using: client,
             failed: { [logger] failure in
+                if failure.kind == .loopDetected {
+                    logger.warning("CONNECT \(target) -> 508: \(failure)")
+                    refused(MadeResponse(Self.loop(failure.message), kind: failure.kind.rawValue))
+                    return
+                }
                 let code: HTTPStatusCode = failure.kind == .timeout ? .Code504GatewayTimeout : .Code502BadGateway
                 let error = ErrorResponse(
                     code, message: failure.message,
@@ -142,5 +155,13 @@ final class ProxyForwarder {
                 logger.debug(
                     "CONNECT \(target) closed after \(ContinuousClock.now - started): \(totals.fromClient) bytes up, \(totals.fromUpstream) down")
             })
+    }
+
+    /// The 508 for a request that would come back to this daemon.
+    static func loop(_ message: String) -> ErrorResponse {
+        ErrorResponse(
+            .Code508LoopDetected, message: message, details: [("kind", .string("loopDetected"))],
+            failureReason:
+                "Orrery would be sending this request to itself: \(message). Point the host map, or the client's CONNECT, at the real upstream, not at this daemon's own address and ports (main, session and TLS).")
     }
 }
