@@ -77,6 +77,29 @@ struct StreamingProxyTests {
         #expect(journal.contains("\"timeout\""), "\(journal.prefix(600))")
         #expect(orrery.stop() == 0)
     }
+
+    @Test("A recording writes answers up to --record-body-limit and skips larger ones, streamed or not, saying why")
+    func recordBodyLimit() throws {
+        let upstream = try Upstream()
+        defer { upstream.stop() }
+        let scratch = try Scratch(["config/hosts.json": Self.hosts.replacingOccurrences(of: "PORT", with: String(upstream.port))])
+        let (orrery, port) = try HostileInputTests.serve(
+            scratch, ["--record", scratch.path("rec"), "--record-body-limit", "100000", "--log-level", "warning"])
+        #expect(try Curl.download(port: port, "/big?size=50000").bytes == 50_000)
+        #expect(try Curl.download(port: port, "/big?size=200000").bytes == 200_000)
+        #expect(try Curl.download(port: port, "/stream?seconds=1").exitCode == 0)
+        func recorded() -> String {
+            RecordCommandTests.files(scratch.path("rec")).filter { $0.hasSuffix(".yaml") }
+                .compactMap { try? String(contentsOfFile: scratch.path("rec/" + $0), encoding: .utf8) }.joined()
+        }
+        #expect(OrreryProcess.waitFor(seconds: 5) { recorded().contains("50000") })
+        #expect(!recorded().contains("200000"))
+        #expect(!recorded().contains("/stream"))
+        #expect(orrery.stop() == 0)
+        let skipped = orrery.standardError.components(separatedBy: "not recorded").count - 1
+        #expect(skipped == 2, "\(orrery.standardError.suffix(800))")
+        #expect(orrery.standardError.contains("--record-body-limit (100000 bytes)"))
+    }
 }
 
 /// An upstream.py child on loopback.
