@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes the dashboard's screenshots in docs/ (dashboard-traffic.png, dashboard-stubs.png, dashboard-environments.png)
-# the way the README shows them: the example stubs and host map in a live daemon, a few requests, and headless Chromium
-# through chromedriver's WebDriver screenshot endpoint (the "screenshots" test of DashboardBrowserTests).
+# the way docs/operations.md shows them: the example stubs and host map in a live daemon, a few requests, and headless
+# Chromium through chromedriver's WebDriver screenshot endpoint (the "screenshots" test of DashboardBrowserTests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-dependencies.sh --with-test-tools

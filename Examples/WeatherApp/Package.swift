@@ -11,7 +11,8 @@ let package = Package(
     dependencies: [
         // The Orrery package this example lives in. A path dependency's identity is its folder's name, which
         // depends on where the repository was cloned; `name:` gives the name `.product(package:)` uses instead.
-        // Outside this repository: .package(url: "https://github.com/ORG/orrery", from: "0.1.0"), package "orrery".
+        // Outside this repository: .package(url: "https://github.com/<your-org>/orrery", from: "0.1.0"), the same
+        // package "Orrery" (see docs/testing-from-swift.md).
         .package(name: "Orrery", path: "../..")
     ],
     targets: [

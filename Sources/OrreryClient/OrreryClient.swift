@@ -14,8 +14,8 @@ import Foundation
 ///
 /// Every method but `verify` is one HTTP call with URLSession. Calls never go through a proxy named in the
 /// environment (`http_proxy`, `all_proxy`): on Linux URLSession would send even loopback requests there, so making a
-/// client adds its host and the loopback names to `no_proxy` for the process (see the README's "OrreryClient"
-/// section). Errors are ``OrreryClientError``s that carry the daemon's `message`, `failureReason` and
+/// client adds its host and the loopback names to `no_proxy` for the process (see docs/testing-from-swift.md,
+/// "OrreryClient"). Errors are ``OrreryClientError``s that carry the daemon's `message`, `failureReason` and
 /// `recoverySuggestion`.
 public struct OrreryClient: Sendable {
     /// Where the daemon listens, such as `http://127.0.0.1:8080`; the admin API is under `/__admin/` there.

@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// It is started with `serve --port 0 --ready-file FILE --exit-on-stdin-eof --ignore-env-state` in a fresh
 /// temporary folder, and is ready when the ready file is there; its standard error goes to a file there too and is
-/// shown when it fails. It never outlives this process, however this process ends (see ``ChildProcess``). Most tests
+/// shown when it fails. It never outlives this process, however this process ends (see `ChildProcess`). Most tests
 /// use the `.orrery` trait or `OrreryTestCase` instead, which share one daemon and give each test a session.
 public final class OrreryDaemon: Sendable {
     /// How a daemon's process ended.

@@ -72,6 +72,7 @@
         ///   - isProxying: forward misses to the host map's upstreams (off: `--no-proxy`).
         ///   - arguments: more options for `orrery serve`.
         ///   - binary: the executable; nil follows the lookup rule (`ORRERY_BINARY`, the package's build, `PATH`).
+        ///   - filePath: the calling file, which relative `stubs` and `config` folders start from; leave it out.
         public static func orrery(
             stubs: String? = nil, config: String? = nil, isProxying: Bool = false, arguments: [String] = [],
             binary: String? = nil, filePath: String = #filePath

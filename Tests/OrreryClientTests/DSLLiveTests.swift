@@ -27,7 +27,7 @@ import Testing
         #expect(try await HTTP.send("GET", "/users/1?x=1", to: daemon, headers: headers).status == 404)
     }
 
-    /// The README's example, as written there.
+    /// The example of docs/testing-from-swift.md, as written there.
     @Test func theReadmeExample() async throws {
         let daemon = try await Daemon.start()
         defer { daemon.stop() }

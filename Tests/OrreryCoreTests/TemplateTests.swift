@@ -315,7 +315,7 @@ struct TemplateStubTests {
     }
 }
 
-@Suite("README examples of dynamic responses")
+@Suite("Examples of docs/dynamic-responses.md")
 struct ReadmeDynamicExampleTests {
     @Test("The template example renders")
     func templateExample() throws {

@@ -43,13 +43,14 @@ struct ValidateCommandTests {
     }
 }
 
-@Suite("README")
-struct ReadmeTests {
-    @Test("the stub example in the README is the example file the daemon serves")
+@Suite("Stub files guide")
+struct StubFilesGuideTests {
+    @Test("the stub example in docs/stub-files.md is the example file the daemon serves")
     func stubExampleIsServed() throws {
-        let readme = try String(contentsOf: OrreryProcess.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let guide = try String(
+            contentsOf: OrreryProcess.packageRoot.appendingPathComponent("docs/stub-files.md"), encoding: .utf8)
         let example = try String(
             contentsOf: OrreryProcess.packageRoot.appendingPathComponent("stubs/auth.yaml"), encoding: .utf8)
-        #expect(readme.contains("```yaml\n" + example + "```"))
+        #expect(guide.contains("```yaml\n" + example + "```"))
     }
 }

@@ -4,18 +4,18 @@ import Testing
 
 @testable import OrreryServer
 
-/// The admin API's route table, its router, and the README's table of endpoints, with no sockets.
+/// The admin API's route table, its router, and the admin guide's table of endpoints, with no sockets.
 @Suite("Admin route table")
 struct AdminRouteTableTests {
-    static let readme = URL(fileURLWithPath: #filePath)
+    static let guide = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("README.md")
+        .appendingPathComponent("docs/admin-api.md")
 
-    /// The first cell of every row of the first table under `## Admin API`.
-    static func readmeEndpoints() throws -> [String] {
-        let text = try String(contentsOf: readme, encoding: .utf8)
+    /// The first cell of every row of the first table under the guide's `# Admin API` title.
+    static func documentedEndpoints() throws -> [String] {
+        let text = try String(contentsOf: guide, encoding: .utf8)
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        let start = try #require(lines.firstIndex(of: "## Admin API"), "the README has no '## Admin API' section")
+        let start = try #require(lines.firstIndex(of: "# Admin API"), "docs/admin-api.md has no '# Admin API' title")
         let rows = lines[start...].drop { !$0.hasPrefix("|") }.prefix { $0.hasPrefix("|") }.dropFirst(2)
         return rows.map { row in
             let cell = row.split(separator: "|", omittingEmptySubsequences: false)[1].trimmingCharacters(in: .whitespaces)
@@ -27,13 +27,13 @@ struct AdminRouteTableTests {
         HTTPRequest(method: method, target: target, headers: ["Host": "127.0.0.1"])
     }
 
-    @Test("the README's admin table lists exactly the route table's endpoints, in its order")
-    func readmeMatchesTheTable() throws {
-        let documented = try Self.readmeEndpoints()
+    @Test("the admin guide's table lists exactly the route table's endpoints, in its order")
+    func guideMatchesTheTable() throws {
+        let documented = try Self.documentedEndpoints()
         let routes = AdminAPI.routes.map(\.name)
         #expect(
             documented == routes,
-            "README.md's admin table should list, one per row as `METHOD PATH`:\n\(routes.joined(separator: "\n"))")
+            "docs/admin-api.md's table should list, one per row as `METHOD PATH`:\n\(routes.joined(separator: "\n"))")
     }
 
     @Test("every method and path is in the table once, and every route says what it does")

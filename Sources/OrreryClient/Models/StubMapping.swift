@@ -6,7 +6,7 @@ public struct StubMapping: Decodable, Sendable, Equatable {
     /// `stubs/users.yaml:3` for a stub from a file, `admin API` for one added over the API.
     public let source: String
     public let priority: Int?
-    /// The points it scores when several stubs match (see the README's "Which stub wins").
+    /// The points it scores when several stubs match (see "Which stub wins" in docs/stub-files.md).
     public let specificity: Int?
     /// The stub in the stub-file format: `request`, `response` and the rest.
     public let definition: JSON

@@ -9,7 +9,7 @@ public struct HostMap: Sendable {
         public var hosts: [Host]
         /// Marked `"default": true`: used for requests whose host names no configuration.
         public var isDefault: Bool
-        /// Headers added to every upstream request of this configuration (an extension, see the README).
+        /// Headers added to every upstream request of this configuration (an extension, see docs/proxy.md).
         public var injectedHeaders: [InjectedHeader] = []
 
         /// The host entry of an environment key.

@@ -62,7 +62,7 @@ public final class IndexedStub: Sendable {
         answered?.value.store(0, ordering: .relaxed)
     }
 
-    /// The order stubs are tried in when several match (the README's "Which stub wins").
+    /// The order stubs are tried in when several match ("Which stub wins" in docs/stub-files.md).
     public struct Rank: Sendable, Comparable {
         public let priority: Int
         public let specificity: Int

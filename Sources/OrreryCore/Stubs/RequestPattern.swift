@@ -80,7 +80,7 @@ public struct RequestPattern: Sendable {
         self.body = body
     }
 
-    /// How specific the pattern is; the most specific matching stub wins (see the README's table).
+    /// How specific the pattern is; the most specific matching stub wins (see "Which stub wins" in docs/stub-files.md).
     public var specificity: Int {
         var score = 0
         switch url {
