@@ -156,7 +156,9 @@ public final class UpstreamExchange {
     func readable(_ connection: UpstreamConnection) {
         guard !state.isDone, connection === self.connection else { return }
         do {
-            try connection.read { bytes throws(HTTP1ParseError) in try consume(bytes) }
+            // The parser is taken once for the whole read, not at each step: every access to a class's stored
+            // property is checked for exclusivity, and a read takes a dozen steps.
+            try connection.read { bytes throws(HTTP1ParseError) in try Self.consume(bytes, parser: &parser, exchange: self) }
         } catch {
             let kind: UpstreamFailure.Kind = parser.sawStartLine ? .connectionReset : .hostConnectionError
             fail(UpstreamFailure(kind, "\(request.upstream.origin) sent \(error)"))
@@ -172,20 +174,22 @@ public final class UpstreamExchange {
     }
 
     /// Parses what arrived, handing on the head and each piece of the body; returns how much it used.
-    private func consume(_ bytes: UnsafeRawBufferPointer) throws(HTTP1ParseError) -> Int {
+    private static func consume(
+        _ bytes: UnsafeRawBufferPointer, parser: inout HTTP1Parser, exchange: UpstreamExchange
+    ) throws(HTTP1ParseError) -> Int {
         var used = 0
-        while used < bytes.count, !parser.isComplete, !state.isDone {
+        while used < bytes.count, !parser.isComplete, !exchange.state.isDone {
             let count = try parser.parse(UnsafeRawBufferPointer(rebasing: bytes[used...]))
-            if parser.hasHead, !state.hasDeliveredHead, state.headReceived() == .deliverHead {
+            if parser.hasHead, !exchange.state.hasDeliveredHead, exchange.state.headReceived() == .deliverHead {
                 let head = UpstreamResponseHead(
                     status: parser.status,
                     reason: parser.reason.isEmpty ? HTTPStatusCode.reasonPhrase(for: parser.status) : parser.reason,
                     headers: parser.headers, contentLength: parser.isChunked ? nil : parser.contentLength,
                     hasBody: !(parser.isComplete && parser.contentLength == nil && !parser.isChunked))
-                receiver?.upstream(self, receivedHead: head)
+                exchange.receiver?.upstream(exchange, receivedHead: head)
             }
-            if let piece = parser.bodyPiece, !piece.isEmpty, !state.isDone {
-                receiver?.upstream(self, receivedBody: UnsafeRawBufferPointer(rebasing: bytes[(used + piece.lowerBound)..<(used + piece.upperBound)]))
+            if let piece = parser.bodyPiece, !piece.isEmpty, let receiver = exchange.receiver {
+                receiver.upstream(exchange, receivedBody: UnsafeRawBufferPointer(rebasing: bytes[(used + piece.lowerBound)..<(used + piece.upperBound)]))
             }
             if count == 0 { break }
             used += count

@@ -98,37 +98,37 @@ final class ProxyForwarder {
                 }
             }
         }
-        let started = ContinuousClock.now
-        let hooks = ProxyRelay.Hooks(
-            answered: { [logger] response, outcome in
-                logger.debug(
-                    "\(request.method) \(request.target) -> \(response.status) from \(upstream.environmentKey ?? "direct") \(upstream.origin) in \(ContinuousClock.now - started)")
-                answered(response, outcome)
-            },
-            journal: journal, record: record,
-            failure: { [logger] failure in
-                let code: HTTPStatusCode = failure.kind == .timeout ? .Code504GatewayTimeout : .Code502BadGateway
-                let error = ErrorResponse(
-                    code, message: failure.message,
-                    details: [
-                        ("kind", .string(failure.kind.rawValue)),
-                        ("environment", .string(upstream.environmentKey)),
-                        ("canonicalHost", .string(upstream.canonicalHost)),
-                        ("upstream", .string(upstream.origin)),
-                    ],
-                    failureReason: failure.kind == .tlsError
-                        ? "The TLS connection to the upstream failed: \(failure.message). Orrery verifies every upstream's certificate against the system's CAs and --upstream-ca."
-                        : nil)
-                logger.warning("\(request.method) \(request.target) -> \(code.rawValue): \(failure)")
-                return (
-                    MadeResponse(error, kind: failure.kind.rawValue),
-                    .proxied(environment: upstream.environmentKey, upstream: upstream.origin, error: failure.kind.rawValue)
-                )
-            })
         let relay = ProxyRelay(
-            responder: responder, isHead: request.method == "HEAD", environment: upstream.environmentKey,
-            upstream: upstream.origin, captureLimit: captureLimit, hooks: hooks)
+            responder: responder, request: request, upstream: upstream, forwarder: self, captureLimit: captureLimit,
+            hooks: ProxyRelay.Hooks(answered: answered, journal: journal, record: record))
         relay.start(upstreamRequest, on: client)
+    }
+
+    /// Logs (at debug) an answer relayed, once it is complete.
+    func relayed(_ request: HTTPRequest, _ upstream: Upstream, status: Int, bodySize: Int, streamed: Bool) {
+        logger.debug(
+            "\(request.method) \(request.target) -> \(status) from \(upstream.environmentKey ?? "direct") \(upstream.origin), \(bodySize) bytes\(streamed ? ", streamed" : "")")
+    }
+
+    /// The client's 502 or 504 for an upstream failure, and the journal's outcome.
+    func failed(_ failure: UpstreamFailure, _ request: HTTPRequest, _ upstream: Upstream) -> (MadeResponse, JournalEntry.Outcome) {
+        let code: HTTPStatusCode = failure.kind == .timeout ? .Code504GatewayTimeout : .Code502BadGateway
+        let error = ErrorResponse(
+            code, message: failure.message,
+            details: [
+                ("kind", .string(failure.kind.rawValue)),
+                ("environment", .string(upstream.environmentKey)),
+                ("canonicalHost", .string(upstream.canonicalHost)),
+                ("upstream", .string(upstream.origin)),
+            ],
+            failureReason: failure.kind == .tlsError
+                ? "The TLS connection to the upstream failed: \(failure.message). Orrery verifies every upstream's certificate against the system's CAs and --upstream-ca."
+                : nil)
+        logger.warning("\(request.method) \(request.target) -> \(code.rawValue): \(failure)")
+        return (
+            MadeResponse(error, kind: failure.kind.rawValue),
+            .proxied(environment: upstream.environmentKey, upstream: upstream.origin, error: failure.kind.rawValue)
+        )
     }
 
     /// Answers a `CONNECT` with a byte-for-byte tunnel to the host and port it names. The environment map does not

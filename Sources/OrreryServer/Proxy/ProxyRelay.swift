@@ -15,8 +15,8 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
     /// What the client may leave unread before the upstream is paused: a few socket buffers.
     static let maximumQueuedBytes = 256 * 1024
 
-    /// What the relay hands back: a whole answer (to be journaled and sent as any other), the journal's part of
-    /// a streamed one, and a failure before anything was sent.
+    /// What the relay hands back. Plain closures the caller already has, so that relaying an answer allocates
+    /// nothing of its own beyond the relay.
     struct Hooks {
         /// A whole answer, or the error for a failure before the head was sent; the caller journals and sends it.
         var answered: (MadeResponse, JournalEntry.Outcome) -> Void
@@ -24,8 +24,6 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
         var journal: (_ status: Int, _ headers: HTTPHeaders, _ body: Payload, _ bodySize: Int, JournalEntry.Outcome) -> Void
         /// Record it (the body whole), or say why not (`bodySize` over what was kept).
         var record: ((_ status: Int, _ headers: HTTPHeaders, _ body: Payload, _ bodySize: Int) -> Void)?
-        /// Turns a failure into the client's 502/504.
-        var failure: (UpstreamFailure) -> (MadeResponse, JournalEntry.Outcome)
     }
 
     private enum Stage {
@@ -37,9 +35,10 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
     }
 
     private let responder: Responder
-    private let isHead: Bool
-    private let environment: String?
-    private let upstreamOrigin: String
+    private let request: HTTPRequest
+    private let upstream: Upstream
+    /// unowned: the forwarder belongs to the loop and outlives every exchange on it.
+    private unowned let forwarder: ProxyForwarder
     private let hooks: Hooks
     /// How much of the body the journal and the recorder keep.
     private let captureLimit: Int
@@ -50,11 +49,14 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
     /// The exchange, while it runs: to pause, resume and cancel it.
     private var exchange: UpstreamExchange?
 
-    init(responder: Responder, isHead: Bool, environment: String?, upstream: String, captureLimit: Int, hooks: Hooks) {
+    init(
+        responder: Responder, request: HTTPRequest, upstream: Upstream, forwarder: ProxyForwarder, captureLimit: Int,
+        hooks: Hooks
+    ) {
         self.responder = responder
-        self.isHead = isHead
-        self.environment = environment
-        upstreamOrigin = upstream
+        self.request = request
+        self.upstream = upstream
+        self.forwarder = forwarder
         self.captureLimit = captureLimit
         self.hooks = hooks
     }
@@ -117,13 +119,14 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
         switch stage {
         case .collecting(let head, let headers):
             // Whole in one read: one prepared answer. A HEAD answer's length is the upstream's to state.
-            let length = isHead ? head.headers["Content-Length"].flatMap { Int($0) } : nil
+            let length = request.method == "HEAD" ? head.headers["Content-Length"].flatMap { Int($0) } : nil
             let body = Payload(captured)
             if let record = hooks.record {
                 var recorded = headers
                 if let length { recorded.add("Content-Length", String(length)) }
                 record(head.status, recorded, body, body.count)
             }
+            forwarder.relayed(request, upstream, status: head.status, bodySize: body.count, streamed: false)
             hooks.answered(
                 MadeResponse(status: head.status, reason: head.reason, headers: headers, body: body, contentLength: length),
                 outcome(error: nil))
@@ -131,6 +134,7 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
             let body = Payload(captured)
             hooks.record?(head.status, headers, body, bodySize)
             hooks.journal(head.status, headers, body, bodySize, outcome(error: nil))
+            forwarder.relayed(request, upstream, status: head.status, bodySize: bodySize, streamed: true)
             stream.finish()
         case .awaitingHead, .done:
             break
@@ -141,11 +145,11 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
         defer { finish() }
         switch stage {
         case .awaitingHead, .collecting:
-            let (response, outcome) = hooks.failure(failure)
+            let (response, outcome) = forwarder.failed(failure, request, upstream)
             hooks.answered(response, outcome)
         case .streaming(let stream, let head, let headers):
             // Part of the answer is out: the client sees it cut, and the journal says why.
-            let (_, failed) = hooks.failure(failure)
+            let (_, failed) = forwarder.failed(failure, request, upstream)
             hooks.journal(head.status, headers, Payload(captured), bodySize, failed)
             stream.abort()
         case .done:
@@ -166,7 +170,7 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
     }
 
     private func outcome(error: String?) -> JournalEntry.Outcome {
-        .proxied(environment: environment, upstream: upstreamOrigin, error: error)
+        .proxied(environment: upstream.environmentKey, upstream: upstream.origin, error: error)
     }
 
     private func cancel() {
