@@ -52,7 +52,8 @@ public final class ResponseStream {
     public func append(_ bytes: UnsafeRawBufferPointer) {
         guard isOpen, !bytes.isEmpty else { return }
         guard isChunked else {
-            connection.output.append(Payload(bytes))
+            // Typed bytes: copied with one memcpy, where raw ones would go a byte at a time.
+            connection.output.append(Payload(UnsafeBufferPointer(start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count)))
             return
         }
         var size: [UInt8] = Array(String(bytes.count, radix: 16).utf8)

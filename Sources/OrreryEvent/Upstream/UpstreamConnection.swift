@@ -30,6 +30,8 @@ final class UpstreamConnection {
     private var socketRead: OpaquePointer?
     /// What the last recv() brought, valid while the exchange reads it.
     private var received = UnsafeRawBufferPointer(start: nil, count: 0)
+    /// Reading is stopped for back-pressure (an idle connection reads, to notice the upstream closing it).
+    private var isPaused = false
     /// Bytes received that the parser could not use yet (a line not complete), or that came after a response.
     private var carried: [UInt8] = []
 
@@ -168,7 +170,8 @@ final class UpstreamConnection {
     /// Reads the upstream, or stops (back-pressure: the client has too much unread). A plain connection's socket
     /// keeps what is not read; a TLS one stops its bufferevent.
     func setReading(_ isReading: Bool) {
-        guard let bufferevent, !isClosed else { return }
+        guard let bufferevent, !isClosed, isReading == isPaused else { return }
+        isPaused = !isReading
         if isTLS {
             if isReading {
                 bufferevent_enable(bufferevent, Int16(EV_READ))
