@@ -101,7 +101,14 @@ public final class ResponseStream {
     public var isCutWhenServerStops = false
 
     func serverStopping() {
-        if isCutWhenServerStops { abort() } else { finish() }
+        guard isCutWhenServerStops else {
+            finish()
+            return
+        }
+        // The writer hears of it as of a client that left, and stops its source.
+        let wasOpen = isOpen
+        abort()
+        if wasOpen { observer?.responseStreamClosed(self) }
     }
 
     func drained() {
