@@ -56,13 +56,36 @@ public struct OrreryClientError: Error, Sendable, CustomStringConvertible, Local
     public let body: JSON?
     /// The error underneath a transport failure or an unreadable answer.
     public let underlyingError: (any Error)?
+    /// Where the failed check was called from (a `verify` in a test), so that the failure is reported there rather
+    /// than at the start of the test; nil for other errors.
+    public let callSite: CallSite?
+
+    /// A place in a source file, as `#fileID`, `#filePath`, `#line` and `#column` give it.
+    public struct CallSite: Sendable, Equatable, CustomStringConvertible {
+        public var fileID: String
+        public var filePath: String
+        public var line: Int
+        public var column: Int
+
+        public init(fileID: String, filePath: String, line: Int, column: Int) {
+            self.fileID = fileID
+            self.filePath = filePath
+            self.line = line
+            self.column = column
+        }
+
+        /// `path/File.swift:12`, as compilers and test runners print a place.
+        public var description: String { "\(filePath):\(line)" }
+    }
 
     public var kind: Kind { Kind(code: code) }
 
     private init(
         _ code: Code, call: String, status: Int? = nil, message: String, failureReason: String? = nil,
-        recoverySuggestion: String? = nil, body: JSON? = nil, underlyingError: (any Error)? = nil
+        recoverySuggestion: String? = nil, body: JSON? = nil, underlyingError: (any Error)? = nil,
+        callSite: CallSite? = nil
     ) {
+        self.callSite = callSite
         self.code = code
         self.call = call
         self.status = status
@@ -104,8 +127,8 @@ public struct OrreryClientError: Error, Sendable, CustomStringConvertible, Local
             .invalidStub, call: "", message: "The \(what) could not be built: " + problems.joined(separator: "; "))
     }
 
-    static func verificationFailed(_ message: String) -> OrreryClientError {
-        OrreryClientError(.verificationFailed, call: "", message: message)
+    static func verificationFailed(_ message: String, at callSite: CallSite? = nil) -> OrreryClientError {
+        OrreryClientError(.verificationFailed, call: "", message: message, callSite: callSite)
     }
 
     public var description: String {
@@ -122,8 +145,10 @@ public struct OrreryClientError: Error, Sendable, CustomStringConvertible, Local
             lines = ["\(call) failed. \(message)"]
         case .invalidResponse:
             lines = ["Orrery's answer to \(call) could not be read: \(message)"]
-        case .invalidStub, .verificationFailed:
+        case .invalidStub:
             lines = [message]
+        case .verificationFailed:
+            lines = [callSite.map { "\($0): \(message)" } ?? message]
         }
         if let failureReason { lines.append("Failure reason: \(failureReason)") }
         if let recoverySuggestion { lines.append("Recovery suggestion: \(recoverySuggestion)") }

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import OrreryClient
 
 #if os(macOS) || os(Linux)
 
@@ -17,12 +17,12 @@ import Synchronization
     final class ChildProcess: @unchecked Sendable {  // Process is run once, then only read and signalled.
         private let process: Process
         /// The lifeline's write end; closing it tells the daemon to stop.
-        private let lifeline: Mutex<FileHandle?>
+        private let lifeline: LockedValue<FileHandle?>
         let pid: Int32
 
         private init(process: Process, lifeline: FileHandle) {
             self.process = process
-            self.lifeline = Mutex(lifeline)
+            self.lifeline = LockedValue(lifeline)
             self.pid = process.processIdentifier
         }
 
@@ -43,7 +43,7 @@ import Synchronization
             standardError: URL
         ) throws -> ChildProcess {
             let prepared = try prepare(executable, arguments, environment, standardOutput, standardError)
-            let outcome = Mutex<Result<ChildProcess, any Error>?>(nil)
+            let outcome = LockedValue<Result<ChildProcess, any Error>?>(nil)
             let done = DispatchSemaphore(value: 0)
             runOnCleanThread(prepared) { result in
                 outcome.withLock { $0 = result }

@@ -1,6 +1,5 @@
 import Foundation
 import OrreryClient
-import Synchronization
 
 /// A running `orrery` daemon that a test started (or attached to), with its URL, a client and a way to stop it.
 ///
@@ -50,7 +49,7 @@ public final class OrreryDaemon: Sendable {
     #if os(macOS) || os(Linux)
         let child: ChildProcess?
     #endif
-    private let stopped = Mutex<Stopped?>(nil)
+    private let stopped = LockedValue<Stopped?>(nil)
 
     /// What is left once the daemon has been stopped and its folder removed.
     private struct Stopped: Sendable {

@@ -1,6 +1,6 @@
 #if canImport(XCTest)
     import Foundation
-    import Synchronization
+    import OrreryClient
     import XCTest
 
     /// An XCTest base class that starts one daemon for the class and gives each test method a session of its own.
@@ -27,7 +27,7 @@
         open class var orreryOptions: OrreryDaemon.Options { OrreryDaemon.Options() }
 
         /// Each test class's daemon, or why it could not start.
-        private static let daemons = Mutex<[ObjectIdentifier: Result<OrreryDaemon, any Error>]>([:])
+        private static let daemons = LockedValue<[ObjectIdentifier: Result<OrreryDaemon, any Error>]>([:])
 
         /// The running test's session, between `setUp` and `tearDown`.
         private var session: OrreryTestSession?

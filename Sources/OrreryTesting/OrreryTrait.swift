@@ -1,5 +1,6 @@
 #if canImport(Testing)
     import Foundation
+    import OrreryClient
     import Testing
 
     /// A Swift Testing trait that gives every test its own Orrery session on one shared daemon.
@@ -34,7 +35,18 @@
             if test.isSuite {
                 try await provideSuiteScope(performing: function)
             } else {
-                _ = try await Orrery.withSession(options, name: test.name) { _ in try await function() }
+                _ = try await Orrery.withSession(options, name: test.name) { _ in
+                    do {
+                        try await function()
+                    } catch let error as OrreryClientError {
+                        // A failed `verify` is reported at its call, not at the @Test line a thrown error gets.
+                        guard let site = error.callSite else { throw error }
+                        Issue.record(
+                            error,
+                            sourceLocation: SourceLocation(
+                                fileID: site.fileID, filePath: site.filePath, line: site.line, column: site.column))
+                    }
+                }
             }
         }
 

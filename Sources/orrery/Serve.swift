@@ -21,7 +21,7 @@ struct Serve: ParsableCommand {
     @Option(help: "Address to listen on. The admin API answers only loopback clients unless --admin-token is set.")
     var host = "127.0.0.1"
 
-    @Option(help: "Port to listen on; 0 picks a free one (the start-up line says which).")
+    @Option(name: [.short, .long], help: "Port to listen on; 0 picks a free one (the start-up line says which).")
     var port = 8080
 
     @OptionGroup var sources: SourceOptions
@@ -29,8 +29,13 @@ struct Serve: ParsableCommand {
     @Option(help: ArgumentHelp("Event loops, one per thread, all accepting on the port (default: number of cores).", valueName: "n"))
     var threads: Int?
 
-    @Option(help: ArgumentHelp("silent, error, warning, info or debug (one line per request).", valueName: "level"))
+    @Option(
+        help: ArgumentHelp(
+            "silent, error, warning, info (a line per request no stub answered) or debug (a line per request).", valueName: "level"))
     var logLevel = LogLevel.info
+
+    @Flag(name: [.short, .long], help: "Log a line for every request: the same as --log-level debug.")
+    var verbose = false
 
     @Option(help: ArgumentHelp("How often to check the stubs folder for changes, in milliseconds; 0 turns it off.", valueName: "ms"))
     var watchInterval = 1000
@@ -85,7 +90,8 @@ struct Serve: ParsableCommand {
 
     @Flag(
         help: """
-            Replay only: never open a connection to an upstream (no forwarding, no CONNECT). A miss is a 404 naming             the closest stubs, and is kept in the journal so a test can fail on it.
+            Replay only: never open a connection to an upstream (no forwarding, no CONNECT). A miss is a 404 naming \
+            the closest stubs, and is kept in the journal so a test can fail on it.
             """)
     var offline = false
 
@@ -199,7 +205,11 @@ struct Serve: ParsableCommand {
         }
     }
 
+    /// The level in force: `-v` is `--log-level debug`.
+    var effectiveLogLevel: LogLevel { verbose ? .debug : logLevel }
+
     func run() throws {
+        let logLevel = effectiveLogLevel
         let level = logLevel
         LoggingSystem.bootstrap { label in ConsoleLogHandler(label: label, level: level) }
         let logger = Logger(label: "orrery")
@@ -244,6 +254,7 @@ struct Serve: ParsableCommand {
         configuration.redactedHeaders = redaction.headers
         configuration.redactedQueryParameters = redaction.queryParameters
         configuration.redactedJSONFields = redaction.jsonFields
+        configuration.redactsCommonNames = !redaction.noDefaultRedaction
         if let logTraffic {
             var settings = TrafficLogSettings(path: logTraffic)
             settings.maximumBytes = logTrafficMaxSize
@@ -276,7 +287,10 @@ struct Serve: ParsableCommand {
             logger.info(
                 "HTTPS with the local CA in \(authority.folder)\(what.map { "; intercepting \($0)" } ?? ""); clients must trust \(authority.certificatePath) ('orrery ca export', or GET /__admin/ca.pem)")
         }
-        if daemon.isProxying, let environments = daemon.environments {
+        if daemon.isProxying, let environments = daemon.environments, environments.map.configurations.isEmpty {
+            logger.info(
+                "no host map in \(sources.config): forwarding what clients send through Orrery as their HTTP proxy (http_proxy=\(daemon.baseURL)) to the host each names, for the recording")
+        } else if daemon.isProxying, let environments = daemon.environments {
             let summary = environments.activeSummary
             logger.info("forwarding requests no stub answers: \(summary)")
         } else if offline {

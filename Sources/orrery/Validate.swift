@@ -10,17 +10,21 @@ struct Validate: ParsableCommand {
 
     @OptionGroup var sources: SourceOptions
 
+    @Argument(help: ArgumentHelp("Stub files or folders to check (default: the --stubs folder, which may be a file too).", valueName: "path"))
+    var paths: [String] = []
+
     func run() throws {
         var errors: [SourceError] = []
         var stubCount = 0
         var fileCount = 0
-        let loader = StubLoader(root: sources.stubs)
-        do {
-            let loaded = try loader.loadWithFileCount()
-            stubCount = loaded.stubs.count
-            fileCount = loaded.files
-        } catch {
-            errors += error.errors
+        for path in paths.isEmpty ? [sources.stubs] : paths {
+            do {
+                let loaded = try StubLoader.loadPath(path)
+                stubCount += loaded.stubs.count
+                fileCount += loaded.files
+            } catch {
+                errors += error.errors
+            }
         }
         var hostMapNote = "no host map"
         do {
@@ -35,7 +39,8 @@ struct Validate: ParsableCommand {
             Console.error("\(errors.count) problem(s) found.")
             throw ExitCode(1)
         }
-        Console.out("OK: \(stubCount) stub(s) in \(fileCount) file(s) under \(sources.stubs); \(hostMapNote).")
+        let checked = paths.isEmpty ? sources.stubs : paths.joined(separator: ", ")
+        Console.out("OK: \(stubCount) stub(s) in \(fileCount) file(s) under \(checked); \(hostMapNote).")
     }
 }
 

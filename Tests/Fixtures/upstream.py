@@ -201,6 +201,11 @@ class Handler(BaseHTTPRequestHandler):
         elif name == "big":
             body = json.dumps([{"index": i, "text": "row %d of the big answer" % i} for i in range(2500)]).encode()
             self.send(200, body, [("Content-Type", "application/json")])
+        elif name == "login":
+            # A login as APIs answer one: the tokens in the body, for the client to keep.
+            body = json.dumps({"user": json.loads(data or b"{}").get("username"), "access_token": "at-" + "7" * 24,
+                               "refresh_token": "rt-" + "5" * 24, "token_type": "bearer"}).encode()
+            self.send(200, body, [("Content-Type", "application/json")])
         elif name == "orders":
             self.send(201, json.dumps({"received": json.loads(data or b"null")}).encode(), [("Content-Type", "application/json")])
         else:

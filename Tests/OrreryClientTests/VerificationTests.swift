@@ -27,12 +27,17 @@ import Testing
         _ = try await HTTP.send("GET", "/users/1", to: daemon)
         _ = try await HTTP.send("POST", "/users", to: daemon, body: Data("{}".utf8))
 
+        // Inside #require's expansion, the call's line is the macro's.
+        let callLine = #line + 1
         let error = try await #require(throws: OrreryClientError.self) {
             try await client.verify(.get, "/users/1", count: 2)
         }
         #expect(error.kind == .verificationFailed)
+        // The failure names the call's line, as a compiler names a place.
+        #expect(error.callSite?.filePath == #filePath)
+        #expect(error.callSite?.line == callLine)
         let lines = error.description.split(separator: "\n").map(String.init)
-        #expect(lines.first == "Expected 2 requests matching GET /users/1, but 1 matched.")
+        #expect(lines.first == "\(#filePath):\(callLine): Expected 2 requests matching GET /users/1, but 1 matched.")
         #expect(lines.dropFirst().first == "Received (all 2, newest first; * matched):")
         #expect(
             lines.contains {
@@ -47,8 +52,8 @@ import Testing
             try await client.verify(RequestPattern(.post, "/users").withJSON(["name": "Ada"]), count: 1)
         }
         #expect(
-            never.description.hasPrefix(
-                #"Expected 1 request matching POST /users with {"body":{"json":{"name":"Ada"}}}, but 0 matched."#))
+            never.description.split(separator: "\n").first?.hasSuffix(
+                #": Expected 1 request matching POST /users with {"body":{"json":{"name":"Ada"}}}, but 0 matched."#) == true)
     }
 
     @Test func anEmptyJournalSaysSo() async throws {

@@ -77,7 +77,7 @@ struct FixtureFileTests {
         let (text, bodies) = file.render()
         #expect(bodies.map(\.path).allSatisfy { $0.hasPrefix("api.example.com/bodies/media.GET.") })
         #expect(bodies.map { $0.path.split(separator: ".").last ?? "" } == ["png", "bin"])
-        #expect(text.contains("body: |-\n      {}"))
+        #expect(text.contains("json: {}"))
         let (folder, index) = try Self.load([file])
         defer { try? FileManager.default.removeItem(at: folder) }
         #expect(try #require(index.lookup(.make(target: "/media?kind=png"))).response.body.bytes == image)

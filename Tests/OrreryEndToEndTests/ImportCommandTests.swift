@@ -117,6 +117,7 @@ extension ImportCommandTests {
         #expect(imported.errors.contains("GET http://api.example.com/cut: the body is incomplete (14 of 100000 bytes); skipped"))
         let fixture = (try? String(contentsOfFile: scratch.path("fixtures/api.example.com/g.GET.yaml"), encoding: .utf8)) ?? ""
         #expect(fixture.contains("encoding: gzip"))
-        #expect(fixture.contains(#"{"compressed":true}"#), "\(fixture)")
+        // Compact JSON is written as a json: tree (the loader writes it back as the same bytes).
+        #expect(fixture.contains("json:\n      compressed: true\n"), "\(fixture)")
     }
 }

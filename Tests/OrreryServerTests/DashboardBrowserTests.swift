@@ -20,6 +20,13 @@ struct DashboardBrowserTests {
               request: { method: POST, path: /items }
               response: { status: 201, json: { created: true } }
             """,
+        "stubs/v2.yaml": """
+            base: { path: /api/v2 }
+            stubs:
+              - name: v2-users
+                request: { method: GET, path: /users }
+                response: { body: users }
+            """,
     ]
 
     static let hostMap = """
@@ -178,10 +185,12 @@ struct DashboardBrowserTests {
         try await LiveServer.with(files: Self.files, configure: Self.offline) { (server: LiveServer) async throws in
             try await Browser.with { browser in
                 try await Self.open(browser, server.baseURL + "/__admin/ui#stubs")
-                try await browser.waitUntil("the stubs") { try await browser.findAll("#stub-list > li").count == 3 }
+                try await browser.waitUntil("the stubs") { try await browser.findAll("#stub-list > li").count == 4 }
                 let stubs = try await browser.text(browser.find("#stub-list"))
                 #expect(stubs.contains("hello") && stubs.contains("GET /api/hello") && stubs.contains("hello.json:1"), "\(stubs)")
                 #expect(stubs.contains("create-item") && stubs.contains("POST /items") && stubs.contains("items.yaml:4"), "\(stubs)")
+                // A file's base path is part of the route shown.
+                #expect(stubs.contains("v2-users") && stubs.contains("GET /api/v2/users"), "\(stubs)")
 
                 try await browser.click(browser.find("a[data-view=environments]"))
                 try await browser.waitUntil("the switcher") { try await browser.findAll("form.environment").count == 1 }

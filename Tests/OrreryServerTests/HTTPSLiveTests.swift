@@ -111,6 +111,11 @@ struct HTTPSLiveTests {
             let named = try Curl.run(
                 ["-s", "--cacert", ca, "--resolve", "api.example.test:\(port):127.0.0.1", "https://api.example.test:\(port)/hello"])
             #expect(named == #"{"hello":"tls"}"#)
+            // Its URL in the journal and the HAR is absolute, as an intercepted request's is.
+            let journal = try await server.request("/__admin/requests").json()
+            let urls = (journal["requests"] as? [[String: Any]] ?? []).compactMap { ($0["request"] as? [String: Any])?["url"] as? String }
+            #expect(urls.contains("https://api.example.test:\(port)/hello"), "\(urls)")
+            #expect(try await server.request("/__admin/requests.har").text.contains("https://api.example.test:\(port)/hello"))
             // The CA served over the admin API is the one on disk, and no key is in it.
             let pem = try await server.request("/__admin/ca.pem")
             #expect(pem.status == 200)

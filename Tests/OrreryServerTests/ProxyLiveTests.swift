@@ -226,6 +226,10 @@ struct ProxyLiveTests {
             let result = try await server.request("/x")
             #expect(result.status == 502)
             #expect(result.header("X-Orrery-Error") == "hostNotFound")
+            // It says the name did not resolve, not that an upstream answered badly.
+            let reason = try #require(try result.json()["failureReason"] as? String)
+            #expect(reason.contains("no-such-host.example.invalid could not be resolved"), "\(reason)")
+            #expect(!reason.contains("invalid response"))
         }
     }
 

@@ -52,6 +52,21 @@ struct TraitTests {
         #expect(Set(seen.values) == [try Orrery.daemon.pid], "all on the suite's daemon")
     }
 
+    @Test func aFailedVerifyIsReportedAtItsCallNotAtTheTest() async throws {
+        let trait = OrreryTrait(options: try Orrery.daemon.options)
+        let test = try #require(Test.current)
+        let callLine = #line + 4
+        try await withKnownIssue {
+            try await trait.provideScope(for: test, testCase: Test.Case.current) {
+                // Never called: the verification fails, here.
+                try await Orrery.client.verify(.get, "/never-called")
+            }
+        } matching: { issue in
+            issue.sourceLocation?.line == callLine && issue.sourceLocation?.fileID == #fileID
+                && "\(issue)".contains("Expected 1 request matching GET /never-called")
+        }
+    }
+
     @Test func theFileStubsAreSeenByEverySession() async throws {
         let hello = try await Support.get("/hello", at: Orrery.url)
         #expect(hello.status == 200)

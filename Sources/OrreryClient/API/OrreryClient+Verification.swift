@@ -4,18 +4,28 @@ extension OrreryClient {
 
     /// Checks that exactly `count` journaled requests had this method and URL (`/path?query`, or
     /// `https://host/path?query`), and throws a `verificationFailed` error listing what was received otherwise.
-    public func verify(_ method: HTTPMethod, _ url: String, count: Int = 1) async throws {
-        try await verify(RequestPattern(method, url), count: count)
+    /// The error names the line of the call (`fileID`, `filePath`, `line` and `column` are the caller's), where
+    /// `OrreryTesting` reports it.
+    public func verify(
+        _ method: HTTPMethod, _ url: String, count: Int = 1, fileID: String = #fileID, filePath: String = #filePath,
+        line: Int = #line, column: Int = #column
+    ) async throws {
+        try await verify(
+            RequestPattern(method, url), count: count, fileID: fileID, filePath: filePath, line: line, column: column)
     }
 
     /// Checks that exactly `count` journaled requests match `pattern`, and throws a `verificationFailed` error
-    /// listing what was received otherwise.
-    public func verify(_ pattern: RequestPattern, count expected: Int = 1) async throws {
+    /// listing what was received otherwise, naming the line of the call.
+    public func verify(
+        _ pattern: RequestPattern, count expected: Int = 1, fileID: String = #fileID, filePath: String = #filePath,
+        line: Int = #line, column: Int = #column
+    ) async throws {
         let matched = try await findRequests(pattern)
         guard matched.count != expected else { return }
         let received = try await requests(limit: Self.verificationListLimit)
         throw OrreryClientError.verificationFailed(
-            Self.verificationMessage(pattern: pattern, expected: expected, matched: matched, received: received))
+            Self.verificationMessage(pattern: pattern, expected: expected, matched: matched, received: received),
+            at: OrreryClientError.CallSite(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
     static func verificationMessage(

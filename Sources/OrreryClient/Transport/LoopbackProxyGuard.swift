@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Keeps the proxy named in the environment away from the daemon's address.
 ///
@@ -16,7 +15,7 @@ enum LoopbackProxyGuard {
     static let loopbackHosts = ["127.0.0.1", "localhost"]
 
     /// Hosts already added in this process.
-    private static let exempted = Mutex<Set<String>>([])
+    private static let exempted = LockedValue<Set<String>>([])
 
     /// Makes sure requests to `host` (and loopback) bypass any proxy set in the environment. Nothing is written
     /// when `no_proxy` has them already (as `scripts/test.sh` sets it).

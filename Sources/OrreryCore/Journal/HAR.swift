@@ -36,7 +36,7 @@ public enum HAR {
         let request = entry.request
         var members: [(String, JSONValue)] = [
             ("method", .string(request.method)),
-            ("url", .string(absoluteURL(request))),
+            ("url", .string(absoluteURL(request, scheme: entry.scheme))),
             ("httpVersion", .string("HTTP/1.1")),
             ("cookies", .array([])),
             ("headers", JournalEntry.json(request.headers)),
@@ -84,8 +84,8 @@ public enum HAR {
     }
 
     /// HAR wants absolute URLs: the request's own when it sent one, else `http://` + its host + its target.
-    static func absoluteURL(_ request: HTTPRequest) -> String {
+    static func absoluteURL(_ request: HTTPRequest, scheme: String = "http") -> String {
         if request.isAbsoluteForm { return request.target }
-        return "http://\(request.host ?? "localhost")\(request.target)"
+        return "\(scheme)://\(request.host ?? "localhost")\(request.target)"
     }
 }

@@ -1,12 +1,19 @@
 import Foundation
 
 extension JournalEntry {
+    /// The request's URL as the journal shows it: absolute for a request that came over TLS (the TLS port, as an
+    /// intercepted one already is), so both kinds read the same; as the client wrote it otherwise.
+    public var url: String {
+        guard !request.isAbsoluteForm, scheme == "https" else { return request.target }
+        return "https://\(request.host ?? "localhost")\(request.target)"
+    }
+
     /// The admin API's and the traffic log's form of an entry. Headers are `[{name, value}]` in the order sent; a
     /// body is `body` when it is UTF-8 text and `bodyBase64` otherwise.
     public func json(includeHeaders: Bool = true, includeBody: Bool = true) -> JSONValue {
         var request: [(String, JSONValue)] = [
             ("method", .string(self.request.method)),
-            ("url", .string(self.request.target)),
+            ("url", .string(url)),
             ("path", .string(self.request.path)),
             ("query", .object(self.request.query.map { ($0.name, .string($0.value)) })),
             ("host", .string(self.request.host)),

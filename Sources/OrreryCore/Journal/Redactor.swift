@@ -1,10 +1,14 @@
 /// Replaces secrets with a placeholder before an exchange is kept, logged, exported or recorded.
 ///
-/// Sensitive headers (`Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie` and configured names),
-/// configured query parameters and configured JSON body fields lose their values; each value taken is then also
-/// scrubbed wherever else it appears in the exchange (an upstream that echoes the token back), in headers, the
-/// target and both bodies, in the forms it travels in: as it is, percent-encoded, JSON-escaped and in base64
-/// (see `SecretScrubber`). Basic credentials are decoded, and scrubbed whole and by their password.
+/// Sensitive headers (`Authorization`, `Proxy-Authorization`, `Cookie`, `Set-Cookie` and configured names), query
+/// parameters, form fields and JSON body fields with secret names (the common ones, see `SecretNames`, and those
+/// configured) lose their values; each value taken, and each value the proxy injects into upstream requests, is then
+/// also scrubbed wherever else it appears in the exchange (an upstream that echoes the token back), in headers, the
+/// target and both bodies, in the forms it travels in: as it is, percent-encoded, JSON-escaped and in base64 (see
+/// `SecretScrubber`). Basic credentials are decoded, and scrubbed whole and by their password.
+///
+/// The common names apply to exchanges no stub answered (forwarded, unmatched, refused): a stub's answer is the
+/// user's own text, and a test that checks what it sent to a stub finds it as sent.
 public struct Redactor: Sendable {
     public static let placeholder = "[REDACTED]"
     public static let defaultHeaders = ["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"]
@@ -12,16 +16,35 @@ public struct Redactor: Sendable {
     /// "yes" everywhere would ruin the exchange and protect nothing.
     static let minimumScrubbedLength = 6
 
+    /// A value the proxy adds to upstream requests (`inject_headers`), by the header that carries it.
+    public struct InjectedSecret: Sendable, Equatable {
+        public var header: String
+        public var value: String
+
+        public init(header: String, value: String) {
+            self.header = header
+            self.value = value
+        }
+    }
+
     /// Compared without regard to case and without allocating: this runs for every exchange.
     private let headerNames: HeaderNameSet
-    private let queryNames: Set<String>
-    private let jsonFields: Set<String>
+    private let names: SecretNames
+    /// Injected values long enough to search for.
+    private let injected: [InjectedSecret]
 
-    public init(headers: [String] = [], queryParameters: [String] = [], jsonFields: [String] = []) {
+    /// - Parameters:
+    ///   - queryParameters: configured names of query parameters and form fields.
+    ///   - usesCommonNames: whether the common secret names count (`--no-default-redaction` turns them off).
+    ///   - injectedSecrets: the values the proxy injects; they are scrubbed from every forwarded exchange.
+    public init(
+        headers: [String] = [], queryParameters: [String] = [], jsonFields: [String] = [], usesCommonNames: Bool = true,
+        injectedSecrets: [InjectedSecret] = []
+    ) {
         headerNames = HeaderNameSet(
             Self.defaultHeaders + headers.filter { name in !Self.defaultHeaders.contains { $0.equalsIgnoringASCIICase(name) } })
-        queryNames = Set(queryParameters)
-        self.jsonFields = Set(jsonFields)
+        names = SecretNames(usesCommonNames: usesCommonNames, parameters: queryParameters, jsonFields: jsonFields)
+        injected = injectedSecrets.filter { $0.value.utf8.count >= Self.minimumScrubbedLength }
     }
 
     /// The entry with every secret replaced.
@@ -31,36 +54,91 @@ public struct Redactor: Sendable {
         return entry
     }
 
-    /// Replaces every secret of the entry in place; an exchange without secrets is only read.
-    public func redact(_ entry: inout JournalEntry) {
-        if mayHoldSecrets(entry) { redactSecrets(&entry) }
+    /// Replaces every secret of the entry in place; an exchange without secrets is only read. Returns what was
+    /// redacted, by kind and name (`JSON field password`, `query access_token`), for a recording's summary.
+    @discardableResult
+    public func redact(_ entry: inout JournalEntry) -> [String] {
+        let common = Self.usesCommonNames(for: entry.outcome)
+        let isForwarded = Self.isForwarded(entry.outcome)
+        guard mayHoldSecrets(entry, common: common, isForwarded: isForwarded) else { return [] }
+        return redactSecrets(&entry, common: common, isForwarded: isForwarded)
+    }
+
+    private static func usesCommonNames(for outcome: JournalEntry.Outcome) -> Bool {
+        if case .stub = outcome { return false }
+        return true
+    }
+
+    private static func isForwarded(_ outcome: JournalEntry.Outcome) -> Bool {
+        if case .proxied = outcome { return true }
+        return false
     }
 
     /// The usual exchange holds no secret: found out without building anything.
-    private func mayHoldSecrets(_ entry: JournalEntry) -> Bool {
-        !queryNames.isEmpty || !jsonFields.isEmpty
-            || entry.request.headers.entries.contains { isSensitive($0.name) }
-            || entry.response.headers.entries.contains { isSensitive($0.name) }
+    private func mayHoldSecrets(_ entry: JournalEntry, common: Bool, isForwarded: Bool) -> Bool {
+        if isForwarded && !injected.isEmpty { return true }
+        if entry.request.headers.entries.contains(where: { isSensitive($0.name) })
+            || entry.response.headers.entries.contains(where: { isSensitive($0.name) })
+        {
+            return true
+        }
+        guard names.applies(common: common) else { return false }
+        return entry.request.target.utf8.contains(UInt8(ascii: "?")) || names.mayName(entry.request.body, common: common)
+            || entry.response.body.withUnsafeBytes { names.mayName($0, common: common) }
     }
 
-    private func redactSecrets(_ entry: inout JournalEntry) {
+    private func redactSecrets(_ entry: inout JournalEntry, common: Bool, isForwarded: Bool) -> [String] {
         var secrets: [String] = []
-        entry.request.headers = redactHeaders(entry.request.headers, into: &secrets)
-        entry.response.headers = redactHeaders(entry.response.headers, into: &secrets)
-        if !queryNames.isEmpty, entry.request.query.contains(where: { queryNames.contains($0.name) }) {
-            for item in entry.request.query where queryNames.contains(item.name) && !item.value.isEmpty {
-                secrets.append(item.value)
+        var redacted: [String] = []
+        entry.request.headers = redactHeaders(entry.request.headers, into: &secrets, names: &redacted)
+        entry.response.headers = redactHeaders(entry.response.headers, into: &secrets, names: &redacted)
+        if names.applies(common: common), entry.request.target.contains("?"),
+            entry.request.query.contains(where: { names.isSecretParameter($0.name, common: common) })
+        {
+            for item in entry.request.query where names.isSecretParameter(item.name, common: common) {
+                if !item.value.isEmpty { secrets.append(item.value) }
+                redacted.append("query \(item.name)")
             }
             entry.request = HTTPRequest(
-                method: entry.request.method, target: redactQuery(entry.request.target), headers: entry.request.headers,
-                body: entry.request.body)
+                method: entry.request.method, target: redactQuery(entry.request.target, common: common),
+                headers: entry.request.headers, body: entry.request.body)
         }
-        if !jsonFields.isEmpty {
-            secrets += jsonSecrets(entry.request.body) + entry.response.body.withUnsafeBytes { jsonSecrets($0) }
+        if names.applies(common: common) {
+            if Self.isForm(entry.request.headers), names.mayName(entry.request.body, common: common),
+                let form = redactForm(entry.request.body, common: common, into: &secrets, names: &redacted)
+            {
+                entry.request.body = form
+            }
+            if Self.isForm(entry.response.headers), entry.response.body.withUnsafeBytes({ names.mayName($0, common: common) }),
+                let form = entry.response.body.withUnsafeBytes({ redactForm(Array($0), common: common, into: &secrets, names: &redacted) })
+            {
+                entry.response.bodySize += form.count - entry.response.body.count
+                entry.response.body = Payload(form)
+            }
+            if names.mayName(entry.request.body, common: common),
+                let body = redactJSON(entry.request.body, common: common, into: &secrets, names: &redacted)
+            {
+                entry.request.body = body
+            }
+            if entry.response.body.withUnsafeBytes({ names.mayName($0, common: common) }),
+                let body = entry.response.body.withUnsafeBytes({
+                    redactJSON(Array($0), common: common, into: &secrets, names: &redacted)
+                })
+            {
+                entry.response.bodySize += body.count - entry.response.body.count
+                entry.response.body = Payload(body)
+            }
         }
-        let scrubbed = Set(secrets.filter { $0.utf8.count >= Self.minimumScrubbedLength }).sorted()
-        guard !scrubbed.isEmpty else { return }
-        let needles = SecretScrubber(secrets: scrubbed.map { Array($0.utf8) })
+        var scrubbed = Set(secrets.filter { $0.utf8.count >= Self.minimumScrubbedLength })
+        if isForwarded { scrubbed.formUnion(injected.map(\.value)) }
+        guard !scrubbed.isEmpty else { return Self.unique(redacted) }
+        let needles = SecretScrubber(secrets: scrubbed.sorted().map { Array($0.utf8) })
+        if isForwarded && !injected.isEmpty {
+            // Named by the header that carried each, when the exchange shows it (the upstream echoed it).
+            for secret in injected where Self.shows(entry, SecretScrubber(secrets: [Array(secret.value.utf8)])) {
+                redacted.append("injected \(secret.header)")
+            }
+        }
         // Only what contains a secret is rebuilt: the request is parsed again only when its target changes.
         let target = Self.scrub(entry.request.target, needles)
         if target != entry.request.target {
@@ -74,14 +152,89 @@ public struct Redactor: Sendable {
             entry.response.bodySize += scrubbedBody.count - entry.response.body.count
             entry.response.body = Payload(scrubbedBody)
         }
+        return Self.unique(redacted)
     }
 
-    private func redactHeaders(_ headers: HTTPHeaders, into secrets: inout [String]) -> HTTPHeaders {
+    /// Whether the secret occurs anywhere in the exchange.
+    private static func shows(_ entry: JournalEntry, _ needles: SecretScrubber) -> Bool {
+        scrub(entry.request.target, needles) != entry.request.target
+            || entry.request.headers.entries.contains { scrub($0.value, needles) != $0.value }
+            || entry.response.headers.entries.contains { scrub($0.value, needles) != $0.value }
+            || entry.request.body.withUnsafeBytes { needles.scrubbed($0) } != nil
+            || entry.response.body.withUnsafeBytes { needles.scrubbed($0) } != nil
+    }
+
+    private static func unique(_ names: [String]) -> [String] {
+        var seen = Set<String>()
+        return names.filter { seen.insert($0).inserted }
+    }
+
+    private static func isForm(_ headers: HTTPHeaders) -> Bool {
+        headers["Content-Type"]?.lowercased().hasPrefix("application/x-www-form-urlencoded") ?? false
+    }
+
+    /// The form with the values of secret fields replaced where they stand (short ones included); nil when it has
+    /// none. Decoded values go to `secrets`, to be scrubbed elsewhere.
+    private func redactForm(_ body: [UInt8], common: Bool, into secrets: inout [String], names redacted: inout [String]) -> [UInt8]? {
+        guard let text = String(validating: body, as: UTF8.self) else { return nil }
+        var isChanged = false
+        let pairs = text.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = PercentDecoding.decode(Substring(String(parts[0].map { $0 == "+" ? " " : $0 })))
+            guard parts.count == 2, names.isSecretParameter(name, common: common) else { return String(pair) }
+            let value = PercentDecoding.decode(Substring(String(parts[1].map { $0 == "+" ? " " : $0 })))
+            if !value.isEmpty { secrets.append(value) }
+            redacted.append("form field \(name)")
+            isChanged = true
+            return "\(parts[0])=\(Self.placeholder)"
+        }
+        return isChanged ? Array(pairs.joined(separator: "&").utf8) : nil
+    }
+
+    /// A JSON body with the values of secret fields replaced; nil when it has none. Values long enough to search
+    /// for go to `secrets` and are scrubbed where they stand, so the body keeps its bytes around them; a body with
+    /// a shorter one is written anew with the placeholder in its place.
+    private func redactJSON(_ body: [UInt8], common: Bool, into secrets: inout [String], names redacted: inout [String]) -> [UInt8]? {
+        guard let first = body.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }),
+            first == UInt8(ascii: "{") || first == UInt8(ascii: "["), let value = try? JSONValue.parse(body)
+        else { return nil }
+        var hasShortValue = false
+        func walk(_ value: JSONValue) -> JSONValue {
+            switch value {
+            case .object(let members):
+                return .object(
+                    members.map { key, member in
+                        guard names.isSecretField(key, common: common) else { return (key, walk(member)) }
+                        let text: String
+                        switch member {
+                        case .string(let string): text = string
+                        case .number(_, let written): text = written
+                        case .null, .bool: return (key, member)
+                        default: return (key, walk(member))
+                        }
+                        redacted.append("JSON field \(key)")
+                        if text.utf8.count < Self.minimumScrubbedLength {
+                            hasShortValue = true
+                        } else {
+                            secrets.append(text)
+                        }
+                        return (key, .string(Self.placeholder))
+                    })
+            case .array(let items): return .array(items.map(walk))
+            default: return value
+            }
+        }
+        let replaced = walk(value)
+        return hasShortValue ? replaced.encodedBytes : nil
+    }
+
+    private func redactHeaders(_ headers: HTTPHeaders, into secrets: inout [String], names found: inout [String]) -> HTTPHeaders {
         guard headers.entries.contains(where: { isSensitive($0.name) }) else { return headers }
         var redacted = HTTPHeaders()
         for (name, value) in headers.entries {
             if isSensitive(name) {
                 secrets += Self.secretParts(of: value, header: name)
+                found.append("header \(name)")
                 redacted.add(name, Self.placeholder)
             } else {
                 redacted.add(name, value)
@@ -91,12 +244,12 @@ public struct Redactor: Sendable {
     }
 
     /// The target with the values of configured query parameters replaced, short ones included.
-    private func redactQuery(_ target: String) -> String {
+    private func redactQuery(_ target: String, common: Bool) -> String {
         guard let questionMark = target.firstIndex(of: "?") else { return target }
         let pairs = target[target.index(after: questionMark)...].split(separator: "&", omittingEmptySubsequences: false)
         let redacted = pairs.map { pair -> String in
             let name = pair.split(separator: "=", maxSplits: 1).first.map { PercentDecoding.decode($0) } ?? ""
-            return queryNames.contains(name) ? "\(pair.split(separator: "=", maxSplits: 1).first ?? "")=\(Self.placeholder)" : String(pair)
+            return names.isSecretParameter(name, common: common) ? "\(pair.split(separator: "=", maxSplits: 1).first ?? "")=\(Self.placeholder)" : String(pair)
         }
         return target[...questionMark] + redacted.joined(separator: "&")
     }
@@ -128,34 +281,6 @@ public struct Redactor: Sendable {
             }
         }
         return parts
-    }
-
-    /// String values of configured fields anywhere in a JSON body.
-    private func jsonSecrets(_ body: some Collection<UInt8>) -> [String] {
-        guard let first = body.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }),
-            first == UInt8(ascii: "{") || first == UInt8(ascii: "["), let value = try? JSONValue.parse(body)
-        else { return [] }
-        var found: [String] = []
-        func walk(_ value: JSONValue) {
-            switch value {
-            case .object(let members):
-                for (key, member) in members {
-                    if jsonFields.contains(key) {
-                        switch member {
-                        case .string(let text): found.append(text)
-                        case .number(_, let text): found.append(text)
-                        default: walk(member)
-                        }
-                    } else {
-                        walk(member)
-                    }
-                }
-            case .array(let items): items.forEach(walk)
-            default: break
-            }
-        }
-        walk(value)
-        return found
     }
 
     static func scrub(_ text: String, _ needles: SecretScrubber) -> String {

@@ -10,6 +10,10 @@ public struct FixtureFile: Sendable {
     private let preamble: String
     private var episodes: [Episode] = []
     private var positions: [RecordedExchange.RequestKey: Int] = [:]
+    /// What the last `add` put at the end of the text, when that is all it changed (a new request, or a new answer
+    /// of the last one's sequence), with the body file it refers to: a writer appends it to the file on disk
+    /// rather than writing the file anew. Nil when the text changed elsewhere.
+    public private(set) var appended: (text: String, bodyFiles: [(path: String, bytes: [UInt8])])?
 
     /// Bodies up to this size that are text are written inline; others go to body files.
     public static let inlineBodyLimit = 16 * 1024
@@ -54,29 +58,55 @@ public struct FixtureFile: Sendable {
     public mutating func add(_ exchange: RecordedExchange) -> Bool {
         let key = exchange.requestKey
         let response = exchange.response
+        appended = nil
         guard let position = positions[key] else {
             positions[key] = episodes.count
-            episodes.append(Episode(exchange: exchange, responses: [response], renderedResponses: [render(response)]))
+            let rendered = render(response)
+            var episode = Episode(exchange: exchange, responses: [response], renderedResponses: [rendered])
+            let text = render(episode)
+            episode.text = text
+            episodes.append(episode)
+            appended = (text, rendered.bodyFile.map { [bodyFilePath($0)] } ?? [])
             return true
         }
         // The last answer repeats on replay, so the same answer again adds nothing.
         guard episodes[position].responses.last != response else { return false }
+        let rendered = render(response)
         episodes[position].responses.append(response)
-        episodes[position].renderedResponses.append(render(response))
-        episodes[position].text = nil
+        episodes[position].renderedResponses.append(rendered)
+        // A third answer of the last request goes at the end of its `responses` list, which ends the file: only
+        // that item is written, so a route polled a thousand times costs a thousand small appends.
+        if position == episodes.count - 1, episodes[position].responses.count > 2, let text = episodes[position].text,
+            case .mapping(let members) = rendered.value
+        {
+            var item = ""
+            YAMLText.listItem(members, indent: Self.responseItemIndent, into: &item)
+            episodes[position].text = text + item
+            appended = (item, rendered.bodyFile.map { [bodyFilePath($0)] } ?? [])
+        } else {
+            episodes[position].text = nil
+        }
         return true
+    }
+
+    /// Where the items of an episode's `responses` list stand: the episode is a list item at 0, its members at 2.
+    static let responseItemIndent = 4
+
+    /// A body file's path relative to the recording folder (`render` gives it relative to the route file's folder).
+    private func bodyFilePath(_ body: (path: String, bytes: [UInt8])) -> (path: String, bytes: [UInt8]) {
+        let folder = relativePath.split(separator: "/").dropLast().joined(separator: "/")
+        return ((folder.isEmpty ? "" : folder + "/") + body.path, body.bytes)
     }
 
     /// The file's text and the body files it refers to (paths relative to the recording folder).
     public mutating func render() -> (text: String, bodyFiles: [(path: String, bytes: [UInt8])]) {
         var text = preamble
         var bodyFiles: [(path: String, bytes: [UInt8])] = []
-        let folder = relativePath.split(separator: "/").dropLast().joined(separator: "/")
         for position in episodes.indices {
             if episodes[position].text == nil { episodes[position].text = render(episodes[position]) }
             text += episodes[position].text ?? ""
             for case let body? in episodes[position].renderedResponses.map(\.bodyFile) {
-                bodyFiles.append(((folder.isEmpty ? "" : folder + "/") + body.path, body.bytes))
+                bodyFiles.append(bodyFilePath(body))
             }
         }
         return (text, bodyFiles)
@@ -150,6 +180,10 @@ public struct FixtureFile: Sendable {
         if !response.headers.entries.isEmpty { members.append(("headers", .mapping(Self.grouped(response.headers)))) }
         members.append(("encoding", .scalar((response.encoding ?? .identity).rawValue)))
         guard !response.body.isEmpty else { return (.mapping(members), nil) }
+        if response.body.count <= Self.inlineBodyLimit, let json = Self.jsonBody(response) {
+            members.append(("json", json))
+            return (.mapping(members), nil)
+        }
         if response.body.count <= Self.inlineBodyLimit, let text = String(validating: response.body, as: UTF8.self),
             Self.readsBack(.text(text), as: { $0.scalarText == text })
         {
@@ -160,6 +194,20 @@ public struct FixtureFile: Sendable {
             routeFile: relativePath, bytes: response.body, contentType: response.headers["Content-Type"])
         members.append(("bodyFile", .scalar(path)))
         return (.mapping(members), (path, response.body))
+    }
+
+    /// A JSON body as a `json:` tree when the loader, writing that tree back, gives the recorded bytes (compact
+    /// JSON, keys in their order), and the answer names its type (the loader would add one otherwise); else nil,
+    /// and the body is written as text.
+    static func jsonBody(_ response: RecordedResponse) -> YAMLText.Value? {
+        let body = response.body
+        guard let first = body.first, first == UInt8(ascii: "{") || first == UInt8(ascii: "["),
+            response.headers["Content-Type"] != nil, let json = try? JSONValue.parse(body), json.encodedBytes == body
+        else { return nil }
+        for value in [YAMLText.tree(json), .json(json)] where readsBack(value, as: { $0.jsonValue.encodedBytes == body }) {
+            return value
+        }
+        return nil
     }
 
     /// Header fields by name, in the order first seen; a repeated one as a list of its values.

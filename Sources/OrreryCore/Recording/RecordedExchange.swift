@@ -25,6 +25,9 @@ public struct RecordedExchange: Sendable {
     public var responseBody: [UInt8]
     /// The coding the upstream used, applied again on replay for clients that accept it.
     public var encoding: ContentCoding?
+    /// What redaction took out of the exchange, by kind and name (`JSON field password`), for the recording's
+    /// summary.
+    public var redactions: [String] = []
 
     /// Headers a replay computes itself (the date, the framing) or that belong to one connection only.
     static let recomputedHeaders = ProxyHeaders.hopByHop.union(["date", "content-length", "content-encoding"])
@@ -69,15 +72,17 @@ public struct RecordedExchange: Sendable {
         request: HTTPRequest, host: String?, folder: String, matchHeaders: [String], status: Int,
         responseHeaders: HTTPHeaders, decodedBody: Payload, encoding: ContentCoding?, redactor: Redactor
     ) -> RecordedExchange {
-        let entry = redactor.redact(
-            JournalEntry(
-                startedAt: Date(), durationMicroseconds: 0, request: request, requestBodySize: request.body.count,
-                clientAddress: "",
-                response: CapturedResponse(status: status, headers: responseHeaders, body: decodedBody, limit: .max),
-                outcome: .proxied(environment: nil, upstream: folder, error: nil)))
-        return RecordedExchange(
+        var entry = JournalEntry(
+            startedAt: Date(), durationMicroseconds: 0, request: request, requestBodySize: request.body.count,
+            clientAddress: "",
+            response: CapturedResponse(status: status, headers: responseHeaders, body: decodedBody, limit: .max),
+            outcome: .proxied(environment: nil, upstream: folder, error: nil))
+        let redactions = redactor.redact(&entry)
+        var exchange = RecordedExchange(
             request: entry.request, host: host, folder: folder, matchHeaders: matchHeaders, status: status,
             responseHeaders: entry.response.headers, decodedBody: entry.response.body.bytes, encoding: encoding)
+        exchange.redactions = redactions
+        return exchange
     }
 
     /// What makes two requests the same for a fixture: repeats of it with new answers form a sequence.

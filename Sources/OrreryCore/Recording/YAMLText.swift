@@ -13,6 +13,28 @@ enum YAMLText {
         case json(JSONValue)
         case mapping([(String, Value)])
         case list([Value])
+        /// Text written as it is (a flow scalar or an empty collection of a JSON tree).
+        case raw(String)
+    }
+
+    /// JSON as a block YAML tree: objects as mappings (key order kept), arrays as lists, strings plain where safe
+    /// and double-quoted otherwise, numbers as written; an array inside an array stays a flow collection.
+    static func tree(_ json: JSONValue) -> Value {
+        switch json {
+        case .object(let members):
+            return members.isEmpty ? .raw("{}") : .mapping(members.map { ($0.0, tree($0.1)) })
+        case .array(let items):
+            guard !items.isEmpty else { return .raw("[]") }
+            return .list(
+                items.map { item in
+                    if case .array = item { return .raw(flow(item)) }
+                    return tree(item)
+                })
+        case .string(let text):
+            return .scalar(text)
+        default:
+            return .raw(flow(json))
+        }
     }
 
     /// `members` as a block mapping at `indent` spaces, one line per member (more for blocks and nested values).
@@ -44,6 +66,7 @@ enum YAMLText {
                 out += " " + doubleQuoted(text) + "\n"
             }
         case .json(let json): out += " " + flow(json) + "\n"
+        case .raw(let text): out += " " + text + "\n"
         case .mapping(let members):
             if members.isEmpty {
                 out += " {}\n"

@@ -7,16 +7,28 @@ public struct ErrorResponse: Sendable {
     public var details: [(String, JSONValue)]
     /// The reason in place of the status's own, when Orrery knows better (a certificate that failed its check).
     public var failureReason: String?
+    /// The suggestion in place of the status's own, when the status's would mislead (a reload has no request body
+    /// to fix).
+    public var recoverySuggestion: String?
 
-    public init(status: Int, message: String, details: [(String, JSONValue)] = [], failureReason: String? = nil) {
+    public init(
+        status: Int, message: String, details: [(String, JSONValue)] = [], failureReason: String? = nil,
+        recoverySuggestion: String? = nil
+    ) {
         self.status = status
         self.message = message
         self.details = details
         self.failureReason = failureReason
+        self.recoverySuggestion = recoverySuggestion
     }
 
-    public init(_ code: HTTPStatusCode, message: String, details: [(String, JSONValue)] = [], failureReason: String? = nil) {
-        self.init(status: code.rawValue, message: message, details: details, failureReason: failureReason)
+    public init(
+        _ code: HTTPStatusCode, message: String, details: [(String, JSONValue)] = [], failureReason: String? = nil,
+        recoverySuggestion: String? = nil
+    ) {
+        self.init(
+            status: code.rawValue, message: message, details: details, failureReason: failureReason,
+            recoverySuggestion: recoverySuggestion)
     }
 
     public var json: JSONValue {
@@ -26,7 +38,7 @@ public struct ErrorResponse: Sendable {
             ("error", .string(HTTPStatusCode.reasonPhrase(for: status))),
             ("message", .string(message)),
             ("failureReason", .string(failureReason ?? code?.failureReason ?? "The request failed with status \(status).")),
-            ("recoverySuggestion", .string(code?.recoverySuggestion ?? "Check the request and try again.")),
+            ("recoverySuggestion", .string(recoverySuggestion ?? code?.recoverySuggestion ?? "Check the request and try again.")),
         ]
         members += details
         return .object(members)

@@ -37,8 +37,15 @@ public struct StubLoader: Sendable {
         // The folder itself may be a symlink; the enumerator does not follow it.
         let rootURL = URL(fileURLWithPath: root).resolvingSymlinksInPath()
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue else {
+        guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory) else {
             throw SourceErrors([SourceError(file: root, line: 0, message: "the stubs folder does not exist")])
+        }
+        guard isDirectory.boolValue else {
+            throw SourceErrors([
+                SourceError(
+                    file: root, line: 0,
+                    message: "is a file, and the stubs folder must be a folder: give the folder that holds it (orrery validate FILE checks one file)")
+            ])
         }
         let rootPath = rootURL.standardizedFileURL.path
         var failures: [SourceError] = []
@@ -109,6 +116,18 @@ public struct StubLoader: Sendable {
         }
         guard errors.isEmpty else { throw SourceErrors(errors) }
         return (stubs, files.count)
+    }
+
+    /// Loads a stubs folder, or a single stub file (`orrery validate stubs/users.yaml`), whose body files are then
+    /// looked for beside it.
+    public static func loadPath(_ path: String) throws(SourceErrors) -> (stubs: [Stub], files: Int) {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            return try StubLoader(root: path).loadWithFileCount()
+        }
+        let folder = (path as NSString).deletingLastPathComponent
+        let loader = StubLoader(root: folder.isEmpty ? "." : folder)
+        return (try loader.loadFile((path as NSString).lastPathComponent), 1)
     }
 
     /// Loads one file, given relative to the root.

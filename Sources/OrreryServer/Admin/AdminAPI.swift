@@ -98,31 +98,73 @@ final class AdminAPI: Sendable {
         return .json(Self.describe(entry.stub))
     }
 
+    /// `POST /__admin/stubs`: the stub-file format, as JSON or YAML: one stub (answered with it), or a list or
+    /// `{base, stubs}` (answered with all of them, added only if every one can be).
     func addStub(_ request: HTTPRequest, session: Session) -> AdminReply {
-        switch decodeStub(request, id: nil) {
+        let node: SourceNode
+        switch parseBody(request, allowsYAML: true) {
+        case .success(let parsed): node = parsed
         case .failure(let reply): return reply
-        case .success(let stub):
-            guard Self.isAddressable(stubID: stub.id) else {
-                return .error(
-                    .Code422UnprocessableContent,
-                    "The id '\(stub.id)' names the admin endpoint \(Self.prefix)/stubs/\(stub.id), so the stub could not be read, replaced or removed by id; choose another id.")
-            }
-            let isAdded: Bool
-            if session.isMain {
-                isAdded = registry.add(stub)
-            } else if visibleStubs(session).contains(where: { $0.stub.id == stub.id }) {
-                isAdded = false
-            } else {
-                isAdded = registry.prepareForSession([stub]).first.map { session.add($0) } ?? false
-            }
-            guard isAdded else {
-                return .error(
-                    .Code409Conflict,
-                    "A stub with id '\(stub.id)' already exists; replace it with PUT \(Self.prefix)/stubs/\(stub.id), or leave the id out to get a new one.")
-            }
-            logger.info("stub added through the admin API", metadata: ["id": "\(stub.id)", "session": "\(session.id ?? "main")"])
-            return .json(Self.describe(stub), status: 201)
         }
+        let isFile: Bool
+        switch node.value {
+        case .array: isFile = true
+        case .object: isFile = node["stubs"] != nil || node["base"] != nil
+        default: isFile = false
+        }
+        guard isFile else {
+            switch decodeStub(node, id: nil) {
+            case .failure(let reply): return reply
+            case .success(let stub):
+                if let refusal = refusal(adding: stub, session: session) { return refusal }
+                guard add(stub, session: session) else { return Self.taken(stub.id) }
+                return .json(Self.describe(stub), status: 201)
+            }
+        }
+        var decoder = bodyDecoder(makeID: { _ in StubID.random() })
+        var stubs = decoder.decodeFile(node)
+        guard decoder.errors.isEmpty else {
+            return .sourceErrors(SourceErrors(decoder.errors), message: "The stubs are not valid; none was added.")
+        }
+        for index in stubs.indices { stubs[index].location = nil }
+        let ids = stubs.map(\.id)
+        if let repeated = ids.first(where: { id in ids.filter { $0 == id }.count > 1 }) {
+            return .error(.Code422UnprocessableContent, "The id '\(repeated)' is given to more than one stub; none was added.")
+        }
+        for stub in stubs {
+            if let refusal = refusal(adding: stub, session: session) { return refusal }
+        }
+        for stub in stubs where !add(stub, session: session) { return Self.taken(stub.id) }
+        return .json(.object([("stubs", .array(stubs.map(Self.describe)))]), status: 201)
+    }
+
+    /// Why a stub cannot be added (its id names an endpoint, or is taken), or nil when it can.
+    private func refusal(adding stub: Stub, session: Session) -> AdminReply? {
+        guard Self.isAddressable(stubID: stub.id) else {
+            return .error(
+                .Code422UnprocessableContent,
+                "The id '\(stub.id)' names the admin endpoint \(Self.prefix)/stubs/\(stub.id), so the stub could not be read, replaced or removed by id; choose another id.")
+        }
+        let isTaken =
+            session.isMain
+            ? registry.index.stub(id: stub.id) != nil : visibleStubs(session).contains { $0.stub.id == stub.id }
+        return isTaken ? Self.taken(stub.id) : nil
+    }
+
+    private static func taken(_ id: String) -> AdminReply {
+        .error(
+            .Code409Conflict,
+            "A stub with id '\(id)' already exists; replace it with PUT \(Self.prefix)/stubs/\(id), or leave the id out to get a new one.")
+    }
+
+    /// Adds the stub to the session; false when its id was taken meanwhile.
+    private func add(_ stub: Stub, session: Session) -> Bool {
+        let isAdded =
+            session.isMain ? registry.add(stub) : registry.prepareForSession([stub]).first.map { session.add($0) } ?? false
+        if isAdded {
+            logger.info("stub added through the admin API", metadata: ["id": "\(stub.id)", "session": "\(session.id ?? "main")"])
+        }
+        return isAdded
     }
 
     /// Whether `GET /__admin/stubs/{id}` reaches the stub: an id such as `reload` is a path of its own in the table.
@@ -195,7 +237,10 @@ final class AdminAPI: Sendable {
             return .json(.object([("reloaded", .bool(true)), ("stubs", .int(stubs)), ("files", .int(files))]))
         } catch {
             logger.error("reload failed; the running stubs stay:\n\(error)")
-            return .sourceErrors(error, message: "The stubs were not reloaded; the running set stays as it was.")
+            return .sourceErrors(
+                error, message: "The stubs were not reloaded; the running set stays as it was.",
+                failureReason: "A stub file or the host map has errors.",
+                recoverySuggestion: "Fix the files listed in errors (each with its line), then reload again.")
         }
     }
 
@@ -226,11 +271,28 @@ final class AdminAPI: Sendable {
 
     /// A request body parsed as JSON for the stub decoder, or the 422 that says where it is not JSON.
     func parseBody(_ request: HTTPRequest) -> Result<SourceNode, AdminReply> {
+        parseBody(request, allowsYAML: false)
+    }
+
+    /// A request body parsed for the stub decoder: JSON, or with `allowsYAML` YAML too (a YAML content type, or a
+    /// body that does not open as JSON does), or the 422 that says where it does not parse.
+    func parseBody(_ request: HTTPRequest, allowsYAML: Bool) -> Result<SourceNode, AdminReply> {
+        let first = request.body.first { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }
+        let isYAML =
+            allowsYAML
+            && (request.headers["Content-Type"]?.lowercased().contains("yaml") == true
+                || (first != UInt8(ascii: "{") && first != UInt8(ascii: "[")))
         do {
-            return .success(try StubLoader.parse(request.body, isJSON: true))
+            return .success(try StubLoader.parse(request.body, isJSON: !isYAML))
         } catch {
             let source = SourceError(file: "request body", line: error.line, message: error.message)
-            return .failure(.sourceErrors(SourceErrors([source]), message: "The body is not valid JSON."))
+            return .failure(
+                .sourceErrors(
+                    SourceErrors([source]), message: "The body is not valid \(isYAML ? "YAML" : "JSON").",
+                    failureReason: "The body could not be parsed as \(isYAML ? "YAML" : "JSON").",
+                    recoverySuggestion: allowsYAML
+                        ? "Send the stub-file format as JSON or YAML (one stub, a list, or {base, stubs}); errors gives the line."
+                        : "Send JSON; errors gives the line where it stops being JSON."))
         }
     }
 
@@ -242,11 +304,14 @@ final class AdminAPI: Sendable {
 
     /// Parses a stub from a request body (the stub-file format, as JSON).
     private func decodeStub(_ request: HTTPRequest, id: String?) -> Result<Stub, AdminReply> {
-        let node: SourceNode
         switch parseBody(request) {
-        case .success(let parsed): node = parsed
+        case .success(let node): return decodeStub(node, id: id)
         case .failure(let reply): return .failure(reply)
         }
+    }
+
+    /// Decodes one stub of the stub-file format.
+    private func decodeStub(_ node: SourceNode, id: String?) -> Result<Stub, AdminReply> {
         var decoder = bodyDecoder(makeID: { _ in id ?? StubID.random() })
         guard var stub = decoder.decodeSingle(node), decoder.errors.isEmpty else {
             return .failure(.sourceErrors(SourceErrors(decoder.errors), message: "The stub is not valid."))

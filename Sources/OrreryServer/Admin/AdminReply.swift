@@ -30,8 +30,12 @@ struct AdminReply: Error {
     }
 
     /// Every admin error: JSON with the status's `failureReason` and `recoverySuggestion`.
-    static func error(_ code: HTTPStatusCode, _ message: String, details: [(String, JSONValue)] = []) -> AdminReply {
-        let error = ErrorResponse(code, message: message, details: details)
+    static func error(
+        _ code: HTTPStatusCode, _ message: String, details: [(String, JSONValue)] = [], failureReason: String? = nil,
+        recoverySuggestion: String? = nil
+    ) -> AdminReply {
+        let error = ErrorResponse(
+            code, message: message, details: details, failureReason: failureReason, recoverySuggestion: recoverySuggestion)
         return AdminReply(status: error.status, headers: error.headers, body: error.body)
     }
 
@@ -48,13 +52,18 @@ struct AdminReply: Error {
     }
 
     /// 422 listing every error with its file and line.
-    static func sourceErrors(_ errors: SourceErrors, message: String, details: [(String, JSONValue)] = []) -> AdminReply {
+    static func sourceErrors(
+        _ errors: SourceErrors, message: String, details: [(String, JSONValue)] = [], failureReason: String? = nil,
+        recoverySuggestion: String? = nil
+    ) -> AdminReply {
         let list: [JSONValue] = errors.errors.map { error in
             .object([
                 ("file", .string(error.file)), ("line", .int(error.line)), ("message", .string(error.message)),
                 ("text", .string(error.description)),
             ])
         }
-        return .error(.Code422UnprocessableContent, message, details: details + [("errors", .array(list))])
+        return .error(
+            .Code422UnprocessableContent, message, details: details + [("errors", .array(list))], failureReason: failureReason,
+            recoverySuggestion: recoverySuggestion)
     }
 }

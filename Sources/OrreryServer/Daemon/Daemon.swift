@@ -26,6 +26,12 @@ public final class Daemon: Sendable {
     public init(configuration: DaemonConfiguration, logger: Logger) throws {
         self.configuration = configuration
         self.logger = logger
+        let limit = OpenFileLimit.raise()
+        if let warning = OpenFileLimit.warning(
+            limit: limit.soft, maxConnectionsPerLoop: configuration.http.maxConnectionsPerLoop, threads: configuration.http.threads)
+        {
+            logger.warning("\(warning)")
+        }
         Pattern.onAbandonedMatch { [logger] pattern, bytes in
             logger.warning("regex /\(pattern)/ gave up on a \(bytes)-byte text (too much work): taken as no match")
         }
@@ -37,6 +43,12 @@ public final class Daemon: Sendable {
                 persistsChoices: configuration.persistsEnvironmentChoices)
         } else if let key = configuration.environment {
             throw EnvironmentError("--env \(key) needs a host map, and there is none at \(configuration.hostMapPath)")
+        } else if configuration.forwardsMisses, let recording = configuration.recording, recording.mode != .none {
+            // Recording with no host map: a client that uses Orrery as its HTTP proxy names the host of each request
+            // (an absolute URI), and that is where it goes; requests to Orrery's own address stay stubs only.
+            environments = try EnvironmentRegistry(
+                map: HostMap(configurations: []), statePath: configuration.environmentStatePath, override: nil,
+                persistsChoices: false)
         } else {
             environments = nil
         }
@@ -45,18 +57,9 @@ public final class Daemon: Sendable {
             journal: Journal(limits: configuration.journal),
             redactor: Redactor(
                 headers: configuration.redactedHeaders, queryParameters: configuration.redactedQueryParameters,
-                jsonFields: configuration.redactedJSONFields),
+                jsonFields: configuration.redactedJSONFields, usesCommonNames: configuration.redactsCommonNames,
+                injectedSecrets: Self.injectedSecrets(environments?.map)),
             registry: registry, isProxying: proxyEnvironments != nil, logger: logger)
-        if let settings = configuration.recording {
-            do {
-                try serviceLogger.recorder.start(settings)
-            } catch {
-                throw error.sourceErrors ?? error
-            }
-        }
-        // Parsing left its trees freed but kept by malloc (the stubs', and a recording folder's); hand that memory
-        // back before serving.
-        ProcessMemory.returnFreedMemory()
         if let settings = configuration.trafficLog { try serviceLogger.startTrafficLog(settings) }
         self.serviceLogger = serviceLogger
         let sessions = SessionRegistry(mainJournal: serviceLogger.journal, journalLimits: configuration.journal)
@@ -95,11 +98,38 @@ public final class Daemon: Sendable {
                 isOffline: configuration.isOffline, logger: logger)
         }
         admin.listening(host: configuration.http.host, port: server.port)
+        serviceLogger.recorder.listening(port: server.port)
+        // Started once the port is known, so that the recording folder's lock names it.
+        if let settings = configuration.recording {
+            do {
+                try serviceLogger.recorder.start(settings)
+            } catch {
+                throw error.sourceErrors ?? error
+            }
+        }
+        // Parsing left its trees freed but kept by malloc (the stubs', and a recording folder's); hand that memory
+        // back before serving.
+        ProcessMemory.returnFreedMemory()
         sessions.attach(server, host: configuration.http.host)
         if let tlsEndpoint, let port = configuration.tlsPort {
             tlsPort = try server.addListener(port: port, tag: 0, tls: tlsEndpoint)
         } else {
             tlsPort = nil
+        }
+    }
+
+    /// The values the proxy injects into upstream requests, read from the environment as the proxy reads them: each
+    /// is a secret to scrub from what an upstream echoes.
+    private static func injectedSecrets(_ map: HostMap?) -> [Redactor.InjectedSecret] {
+        guard let map else { return [] }
+        var headers: [HostMap.InjectedHeader] = []
+        for configuration in map.configurations {
+            headers += configuration.injectedHeaders
+            for host in configuration.hosts { headers += host.injectedHeaders }
+        }
+        return headers.compactMap { header in
+            guard let value = getenv(header.variable).map({ String(cString: $0) }), !value.isEmpty else { return nil }
+            return Redactor.InjectedSecret(header: header.name, value: value)
         }
     }
 

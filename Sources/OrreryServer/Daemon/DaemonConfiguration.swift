@@ -49,6 +49,8 @@ public struct DaemonConfiguration: Sendable {
     public var redactedHeaders: [String] = []
     public var redactedQueryParameters: [String] = []
     public var redactedJSONFields: [String] = []
+    /// Whether the common secret names (`SecretNames.common`) are redacted too.
+    public var redactsCommonNames = true
     /// `--log-traffic`: the traffic log to start with.
     public var trafficLog: TrafficLogSettings?
     /// `--record`: the recording session to start with.

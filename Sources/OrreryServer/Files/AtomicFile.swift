@@ -34,6 +34,31 @@ enum AtomicFile {
         }
     }
 
+    /// Adds `bytes` at the end of an existing file, in one write where the system allows: what a recording appends
+    /// to a route file (a new request, or a new answer at the end of a sequence) is whole text of its own, so the
+    /// file is not written anew for it. Not flushed to disk each time; a file cut short by a crash loses its last
+    /// item at most.
+    static func append(_ bytes: [UInt8], to path: String) throws(FileError) {
+        let descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        guard descriptor >= 0 else { throw FileError(path: path, doing: "opening to append to") }
+        var failure: FileError?
+        var offset = 0
+        while offset < bytes.count, failure == nil {
+            let written = bytes.withUnsafeBytes { buffer in
+                Glibc.write(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
+            }
+            if written > 0 {
+                offset += written
+            } else if written < 0 && errno == EINTR {
+                continue
+            } else {
+                failure = FileError(path: path, doing: "appending to")
+            }
+        }
+        if close(descriptor) != 0, failure == nil { failure = FileError(path: path, doing: "closing") }
+        if let failure { throw failure }
+    }
+
     /// Removes the temporary files that processes no longer running left under `folder` (never read: the loader
     /// skips them). Those of a live process, another daemon writing there, stay.
     static func removeLeftovers(in folder: String) {

@@ -78,7 +78,12 @@ final class RequestPipeline: HTTPRequestHandler {
         let exchange = Exchange(request: request, responder: responder, startedAt: startedAt, session: session)
         let reply = decide(request, session: session)
         executor.carryOut(reply, for: exchange)
-        if isDebugLogging { logDecision(reply, for: request) }
+        if isDebugLogging {
+            logDecision(reply, for: request)
+        } else if case .made(let response, .unmatched?) = reply {
+            // At the default level a miss is still worth its line: it is what a user looks for first.
+            logger.info("\(request.method) \(request.target) -> \(response.status): no stub matches")
+        }
     }
 
     /// The answer a request gets: a `CONNECT` tunnel, a stub, the upstream, or a 404 that explains the miss.
@@ -87,6 +92,10 @@ final class RequestPipeline: HTTPRequestHandler {
         let index = session.isMain ? currentIndex : currentSharedIndex
         if let entry = session.lookup(request, shared: index) { return .stub(entry, session.nextResponse(of: entry)) }
         if let proxy, let plan = proxy.plan(request) { return plan }
+        if request.path == "/favicon.ico", request.method == "GET" || request.method == "HEAD" {
+            // A browser asks for it on its own: an empty answer, not a miss in the journal.
+            return .made(MadeResponse(status: 204, headers: HTTPHeaders(), body: Payload([UInt8]())), outcome: nil)
+        }
         let nearMisses = session.nearMisses(request, shared: index)
         let closest = Self.closestStubs(nearMisses)
         let miss = Self.notFound(request, nearMisses: nearMisses, closest: closest, offline: isOffline)

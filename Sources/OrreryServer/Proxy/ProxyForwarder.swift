@@ -121,14 +121,27 @@ final class ProxyForwarder {
                 ("canonicalHost", .string(upstream.canonicalHost)),
                 ("upstream", .string(upstream.origin)),
             ],
-            failureReason: failure.kind == .tlsError
-                ? "The TLS connection to the upstream failed: \(failure.message). Orrery verifies every upstream's certificate against the system's CAs and --upstream-ca."
-                : nil)
+            failureReason: Self.failureReason(failure, upstream: upstream))
         logger.warning("\(request.method) \(request.target) -> \(code.rawValue): \(failure)")
         return (
             MadeResponse(error, kind: failure.kind.rawValue),
             .proxied(environment: upstream.environmentKey, upstream: upstream.origin, error: failure.kind.rawValue)
         )
+    }
+
+    /// What went wrong, in the words of the failure rather than the status's ("an invalid response") when that
+    /// would mislead: a name that does not resolve never answered at all.
+    static func failureReason(_ failure: UpstreamFailure, upstream: Upstream) -> String? {
+        switch failure.kind {
+        case .tlsError:
+            "The TLS connection to the upstream failed: \(failure.message). Orrery verifies every upstream's certificate against the system's CAs and --upstream-ca."
+        case .hostNotFound:
+            "The upstream's name \(upstream.host) could not be resolved (\(failure.message)); nothing was sent."
+        case .hostConnectionError:
+            "The upstream \(upstream.origin) could not be reached or closed the connection before answering: \(failure.message)."
+        case .timeout, .connectionReset, .loopDetected:
+            nil
+        }
     }
 
     /// Answers a `CONNECT` with a byte-for-byte tunnel to the host and port it names. The environment map does not

@@ -13,6 +13,9 @@ public struct FixtureWriter: Sendable {
     public let origin: String
     /// The files of this writer so far, by route file.
     private var files: [String: FixtureFile] = [:]
+    /// Route files whose text on disk is what their `FixtureFile` last rendered: what is added at the end of one is
+    /// appended to it.
+    private var isWritten: Set<String> = []
 
     public init(folder: String, isReplacing: Bool, matchHeaders: [String] = [], origin: String) {
         self.folder = folder
@@ -33,7 +36,28 @@ public struct FixtureWriter: Sendable {
             file = openFile(route)
         }
         guard file.add(exchange) else { return nil }
+        let path = folder + "/" + file.relativePath
+        if let appended = file.appended, isWritten.contains(route) {
+            try writeBodyFiles(appended.bodyFiles)
+            do {
+                try AtomicFile.append(Array(appended.text.utf8), to: path)
+            } catch {
+                isWritten.remove(route)
+                throw error
+            }
+            files[route] = file
+            return file.relativePath
+        }
         let (text, bodyFiles) = file.render()
+        try writeBodyFiles(bodyFiles)
+        try AtomicFile.makeFolder((path as NSString).deletingLastPathComponent)
+        try AtomicFile.write(Array(text.utf8), to: path)
+        files[route] = file
+        isWritten.insert(route)
+        return file.relativePath
+    }
+
+    private func writeBodyFiles(_ bodyFiles: [(path: String, bytes: [UInt8])]) throws(FileError) {
         for body in bodyFiles {
             let path = folder + "/" + body.path
             // Body files are named by content: one already there holds these bytes.
@@ -41,17 +65,13 @@ public struct FixtureWriter: Sendable {
             try AtomicFile.makeFolder((path as NSString).deletingLastPathComponent)
             try AtomicFile.write(body.bytes, to: path)
         }
-        let path = folder + "/" + file.relativePath
-        try AtomicFile.makeFolder((path as NSString).deletingLastPathComponent)
-        try AtomicFile.write(Array(text.utf8), to: path)
-        files[route] = file
-        return file.relativePath
     }
 
     /// A new file for the route, or the one on disk appended to when it is a plain list of fixtures; a file of
     /// another shape is left alone for a numbered sibling (`users.GET.2.yaml`).
     private func openFile(_ route: String) -> FixtureFile {
-        let comment = "Written by Orrery \(OrreryVersion.current) from \(origin) on \(JournalEntry.timestamp(Date())); edit freely."
+        // No time stamp nor version: recording the same traffic again must leave the file as it was.
+        let comment = "Recorded by Orrery from \(origin); edit freely."
         guard !isReplacing else { return FixtureFile(relativePath: route, comment: comment) }
         var candidate = route
         var number = 1

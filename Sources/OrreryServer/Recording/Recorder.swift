@@ -24,6 +24,8 @@ final class Recorder: Sendable {
     /// The writer of the newest session, by its id; taken only on `queue` (and when a session starts), so that
     /// the event loops never wait on a write.
     private let writer = Mutex<(session: Int, writer: FixtureWriter)?>(nil)
+    /// Who records, as the folder's lock names it (`pid 12, port 8080`); the port is known once the daemon listens.
+    private let holder = Mutex("pid \(getpid())")
 
     private struct State {
         var session: Session?
@@ -39,10 +41,14 @@ final class Recorder: Sendable {
         var startedAt: Date
         /// The registry's pin of the folder's fixtures, released when the session ends.
         var pin: Int
+        /// The folder's lock, held until the session ends; none in mode `none`, which writes nothing.
+        var lock: FolderLock?
         /// Routes with a fixture when the session started: what `once` replays instead of recording.
         var routesWithFixtures: Set<Route>
         var exchangesRecorded = 0
         var filesWritten: Set<String> = []
+        /// What redaction took out of the recorded exchanges (`JSON field password`), for the summary.
+        var redacted: Set<String> = []
         var failure: String?
     }
 
@@ -62,6 +68,11 @@ final class Recorder: Sendable {
 
     // MARK: - Sessions
 
+    /// Names this daemon in the lock of the folders it records into, once it knows its port.
+    func listening(port: Int) {
+        holder.withLock { $0 = "pid \(getpid()), port \(port)" }
+    }
+
     /// Starts a session: makes the folder, loads its fixtures (throwing their errors) and pins them for the session.
     func start(_ settings: RecordingSettings) throws(RecordingError) {
         guard isProxying || settings.mode == .none else {
@@ -78,11 +89,15 @@ final class Recorder: Sendable {
             } catch {
                 throw RecordingError("\(error)")
             }
+            // Taken before anything in the folder is touched: another daemon's session there is left alone.
+            let lock = settings.mode == .none ? nil : try FolderLock(folder: settings.folder, holder: holder.withLock { $0 })
             AtomicFile.removeLeftovers(in: settings.folder)
+            if lock == nil { FolderLock.removeStale(in: settings.folder) }
             let pinned: (fixtures: [Stub], pin: Int)
             do {
                 pinned = try registry.pinFixtures(folder: settings.folder, serving: settings.mode != .all)
             } catch {
+                lock?.release()
                 throw RecordingError("the fixtures in \(settings.folder) do not load:\n\(error)", sourceErrors: error as? SourceErrors)
             }
             let routes = Set(
@@ -99,7 +114,8 @@ final class Recorder: Sendable {
                         origin: "a recording")
                 )
             }
-            state.session = Session(id: id, settings: settings, startedAt: Date(), pin: pinned.pin, routesWithFixtures: routes)
+            state.session = Session(
+                id: id, settings: settings, startedAt: Date(), pin: pinned.pin, lock: lock, routesWithFixtures: routes)
             isActive.store(true, ordering: .releasing)
         }
         logger.info(
@@ -121,7 +137,9 @@ final class Recorder: Sendable {
         }
         guard let session else { return nil }
         release(session)
-        logger.info("recording stopped: \(session.exchangesRecorded) exchanges into \(session.filesWritten.count) files in \(session.settings.folder)")
+        let redacted = session.redacted.isEmpty ? "nothing redacted" : "redacted: " + session.redacted.sorted().joined(separator: ", ")
+        logger.info(
+            "recording stopped: \(session.exchangesRecorded) exchanges into \(session.filesWritten.count) files in \(session.settings.folder); \(redacted)")
         return describe(session, isRecording: false)
     }
 
@@ -137,6 +155,7 @@ final class Recorder: Sendable {
 
     /// The session's fixtures answer again, read anew from the folder (unless a newer session pinned it since).
     private func release(_ session: Session) {
+        session.lock?.release()
         do {
             try registry.unpinFixtures(pin: session.pin)
         } catch {
@@ -153,6 +172,7 @@ final class Recorder: Sendable {
             ("startedAt", .string(JournalEntry.timestamp(session.startedAt))),
             ("exchangesRecorded", .int(session.exchangesRecorded)),
             ("files", .array(session.filesWritten.sorted().map { .string($0) })),
+            ("redacted", .array(session.redacted.sorted().map { .string($0) })),
             ("error", .string(session.failure)),
         ])
     }
@@ -219,6 +239,7 @@ final class Recorder: Sendable {
                 coding = named
                 decoded = Payload(bytes)
             }
+            var redactions: [String] = []
             let result = writer.withLock { slot -> Result<String?, any Error>? in
                 guard var current = slot, current.session == session else { return nil }
                 // Taken out and put back, so that the file's episodes are not copied for the write.
@@ -227,6 +248,7 @@ final class Recorder: Sendable {
                 let exchange = RecordedExchange.redacted(
                     request: request, host: host, folder: folder, matchHeaders: current.writer.matchHeaders,
                     status: status, responseHeaders: headers, decodedBody: decoded, encoding: coding, redactor: redactor)
+                redactions = exchange.redactions
                 do {
                     return .success(try current.writer.write(exchange))
                 } catch {
@@ -239,6 +261,7 @@ final class Recorder: Sendable {
                     func count(_ recorded: inout Session?) {
                         guard recorded?.id == session else { return }
                         recorded?.exchangesRecorded += 1
+                        recorded?.redacted.formUnion(redactions)
                         if let written { recorded?.filesWritten.insert(written) }
                     }
                     count(&state.session)

@@ -583,12 +583,18 @@
 
   // ---------------------------------------------------------------- stubs
 
+  // The route as requests reach it: a file's `base` path goes in front of the stub's own path or url.
   function stubRoute(definition) {
     const request = (definition && definition.request) || {};
-    const method = request.method || 'ANY';
-    const where = request.url || request.path || (request.urlPattern && 'urlPattern ' + request.urlPattern)
-      || (request.pathPattern && 'pathPattern ' + request.pathPattern) || '(any path)';
-    return method + ' ' + where + (request.host ? '  (host ' + request.host + ')' : '');
+    const base = (definition && definition.base) || {};
+    const method = request.method || base.method || 'ANY';
+    const prefix = typeof base.path === 'string' ? '/' + base.path.replace(/^\/+|\/+$/g, '') : '';
+    const own = request.url || request.path;
+    const where = (own !== undefined ? (prefix === '/' ? '' : prefix) + own : null)
+      || (request.urlPattern && 'urlPattern ' + request.urlPattern)
+      || (request.pathPattern && 'pathPattern ' + request.pathPattern) || (prefix ? prefix + '/…' : '(any path)');
+    const host = request.host || base.host;
+    return method + ' ' + where + (host ? '  (host ' + host + ')' : '');
   }
 
   async function loadStubs() {

@@ -1,0 +1,101 @@
+/// The names of JSON fields, query parameters and form fields whose values are secrets: the common ones by default,
+/// and those configured (`--redact-json-field`, `--redact-query`, `--redact-name`).
+///
+/// The common names are compared without regard to case, `_` or `-` (`api_key`, `apiKey` and `API-KEY` are one
+/// name), because APIs spell them every way; configured names are compared as written, as they always were.
+public struct SecretNames: Sendable {
+    /// The common secret names, in their compared form (lowercase, no `_` or `-`).
+    public static let common: [String] = [
+        "password", "passwd", "passphrase", "newpassword", "oldpassword", "currentpassword", "secret", "clientsecret",
+        "apisecret", "token", "accesstoken", "refreshtoken", "idtoken", "authtoken", "sessiontoken", "bearertoken",
+        "apitoken", "apikey", "accesskey", "secretkey", "privatekey", "secretaccesskey", "clientassertion",
+        "sessionid", "authorization", "signature", "otp",
+    ]
+
+    /// Whether the common names count (`--no-default-redaction` turns them off).
+    public let usesCommonNames: Bool
+    private let commonSet: Set<String>
+    /// Names configured for both query parameters and form fields, as written.
+    let parameters: Set<String>
+    /// JSON fields configured, as written.
+    let jsonFields: Set<String>
+    /// Lowercase byte strings one of which a body holds when it may hold a named field: a body without any is not
+    /// parsed. Stems of the common names, and each configured name.
+    private let stems: StemTable
+    /// The configured names alone, lowercase: for exchanges where the common names do not apply.
+    private let configuredStems: StemTable
+
+    /// Stems, and for each byte the stems that end with it.
+    private struct StemTable: Sendable {
+        var stems: [[UInt8]]
+        var byLastByte: [[Int]]
+
+        init(_ stems: [[UInt8]]) {
+            self.stems = stems
+            byLastByte = Array(repeating: [], count: 256)
+            for (index, stem) in stems.enumerated() {
+                if let last = stem.last { byLastByte[Int(last)].append(index) }
+            }
+        }
+    }
+
+    public init(usesCommonNames: Bool = true, parameters: [String] = [], jsonFields: [String] = []) {
+        self.usesCommonNames = usesCommonNames
+        commonSet = usesCommonNames ? Set(Self.common) : []
+        self.parameters = Set(parameters)
+        self.jsonFields = Set(jsonFields)
+        let configured = Set((parameters + jsonFields).map { $0.lowercased() }.filter { !$0.isEmpty })
+        let common = usesCommonNames ? ["pass", "secret", "token", "key", "session", "auth", "signature", "otp", "assertion"] : []
+        stems = StemTable(configured.union(common).sorted().map { Array($0.utf8) })
+        configuredStems = StemTable(configured.sorted().map { Array($0.utf8) })
+    }
+
+    /// Whether nothing is ever redacted by name.
+    public var isEmpty: Bool { !usesCommonNames && parameters.isEmpty && jsonFields.isEmpty }
+
+    /// Whether a query or form parameter of this name is a secret; `common` says whether the common names apply.
+    func isSecretParameter(_ name: String, common: Bool) -> Bool {
+        parameters.contains(name) || (common && commonSet.contains(Self.folded(name)))
+    }
+
+    /// Whether a JSON field of this name is a secret.
+    func isSecretField(_ name: String, common: Bool) -> Bool {
+        jsonFields.contains(name) || (common && commonSet.contains(Self.folded(name)))
+    }
+
+    /// Whether the common names apply at all or a configured one exists: the cheap first question.
+    func applies(common: Bool) -> Bool {
+        (common && usesCommonNames) || !parameters.isEmpty || !jsonFields.isEmpty
+    }
+
+    /// Whether the bytes may hold a named field: some stem occurs in them, without regard to case. One pass, each
+    /// byte looked up once; the usual body (no stem) is never parsed.
+    func mayName<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, common: Bool) -> Bool where Bytes.Index == Int {
+        let table = common ? stems : configuredStems
+        guard !table.stems.isEmpty else { return false }
+        for end in bytes.indices {
+            for index in table.byLastByte[Int(Self.lowercased(bytes[end]))] {
+                let stem = table.stems[index]
+                guard end - bytes.startIndex + 1 >= stem.count else { continue }
+                var offset = 1
+                while offset < stem.count && Self.lowercased(bytes[end - offset]) == stem[stem.count - 1 - offset] { offset += 1 }
+                if offset == stem.count { return true }
+            }
+        }
+        return false
+    }
+
+    private static func lowercased(_ byte: UInt8) -> UInt8 {
+        byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+    }
+
+    /// The compared form of a name: lowercase ASCII, without `_` and `-`.
+    static func folded(_ name: String) -> String {
+        var folded = ""
+        folded.reserveCapacity(name.utf8.count)
+        for scalar in name.unicodeScalars where scalar != "_" && scalar != "-" {
+            folded.unicodeScalars.append(scalar.properties.lowercaseMapping.unicodeScalars.first ?? scalar)
+        }
+        return folded
+    }
+}
