@@ -5,6 +5,7 @@ docs/reliability.md); run it to see every answer in one place.
 
     scripts/hostile.py                      # the debug build (swift build --show-bin-path)/orrery
     scripts/hostile.py --orrery PATH        # another binary, such as scripts/build-release.sh's
+    scripts/hostile.py --case case_templates  # one case (repeatable)
 
 Each case starts its own daemon with --port 0 and --ready-file, in a scratch folder that is removed afterwards.
 The unreadable-folder case runs the daemon as the user nobody (setpriv), since root reads any folder.
@@ -425,6 +426,172 @@ def case_slow(orrery):
         daemon.close()
 
 
+def proc_status(pid, field):
+    """A figure of /proc/PID/status in KiB (VmRSS, VmHWM)."""
+    with open("/proc/%d/status" % pid) as status:
+        for line in status:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+def cpu_ticks(pid):
+    """User and system clock ticks of the process, from /proc/PID/stat."""
+    with open("/proc/%d/stat" % pid) as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+def alias_bomb(count):
+    return ("- request: { path: /bomb }\n  response: { body: &big " + "x" * 100_000 + " }\n"
+            + "- request: { path: /bomb }\n  response: { body: *big }\n" * count)
+
+
+def case_templates(orrery):
+    nested = ("{{#request.pathSegments}}{{#request.pathSegments}}{{#request.pathSegments}}x"
+              "{{/request.pathSegments}}{{/request.pathSegments}}{{/request.pathSegments}}")
+    daemon = Daemon(orrery, {"bomb.yaml": "request: { pathPattern: '/bomb/.*' }\nresponse:\n  template: true\n"
+                                          "  body: '%s'\n" % nested, "ok.json": OK_STUB}, ["--threads", "2"])
+    try:
+        pid = daemon.process.pid
+        before = proc_status(pid, "VmRSS")
+        started = time.time()
+        answer, _ = exchange(daemon.port, ("GET /bomb%s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                                           % ("/a" * 2000)).encode(), timeout=30)
+        took = time.time() - started
+        ok = body(get(daemon.port, "/ok"))
+        peak = proc_status(pid, "VmHWM")
+        status, seconds = daemon.stop()
+        row("template: three nested sections over a 4 KB path", "`{{#request.pathSegments}}` three deep; GET of 2,000 segments; SIGTERM",
+            "%s in %.2f s (%s); `/ok`: %s; RSS %d MB, peak %d MB; exit %s %.2f s after SIGTERM"
+            % (status_line(answer), took, body(answer).decode().strip(), ok.decode(), before // 1024, peak // 1024,
+               status, seconds),
+            answer.startswith(b"HTTP/1.1 500") and ok == b"ok" and peak - before < 200_000 and status == 0 and seconds < 5)
+    finally:
+        daemon.close()
+
+
+def case_stub_files(orrery):
+    daemon = Daemon(orrery, options=["--threads", "1", "--watch-interval", "0", "--max-body-file", "1000000"])
+    try:
+        pid = daemon.process.pid
+        before = proc_status(pid, "VmRSS")
+        daemon.write("stubs/bomb.yaml", alias_bomb(20_000))
+        started = time.time()
+        answer = request(daemon.port, "POST", "/__admin/stubs/reload")
+        took = time.time() - started
+        peak = proc_status(pid, "VmHWM")
+        ok = body(get(daemon.port, "/ok"))
+        message = json.loads(body(answer) or b"{}").get("errors", [{}])[0].get("text", "")
+        row("YAML alias bomb, reloaded", "a 100 KB text and 20,000 aliases to it (2 GB) written into the stubs folder; reload",
+            "%s in %.2f s: `%s`; `/ok`: %s; RSS %d MB, peak %d MB"
+            % (status_line(answer), took, message.replace(daemon.folder, "SCRATCH"), ok.decode(), before // 1024, peak // 1024),
+            answer.startswith(b"HTTP/1.1 422") and "aliases expand" in message and ok == b"ok" and peak - before < 200_000)
+        os.remove(daemon.path("stubs/bomb.yaml"))
+        daemon.write("stubs/big.yaml", "request: { path: /big }\nresponse:\n  bodyFile: bodies/big.bin\n")
+        os.makedirs(daemon.path("stubs/bodies"), exist_ok=True)
+        with open(daemon.path("stubs/bodies/big.bin"), "wb") as out:
+            out.truncate(2_000_000)
+        answer = request(daemon.port, "POST", "/__admin/stubs/reload")
+        message = json.loads(body(answer) or b"{}").get("errors", [{}])[0].get("text", "")
+        row("body file over --max-body-file", "a 2 MB body file, `--max-body-file 1000000`; reload",
+            "%s: `%s`" % (status_line(answer), message.replace(daemon.folder, "SCRATCH")),
+            answer.startswith(b"HTTP/1.1 422") and "big.yaml:3:" in message and "over --max-body-file" in message)
+        os.remove(daemon.path("stubs/big.yaml"))
+        daemon.write("stubs/early.yaml", "request: { path: /early }\nresponse: { status: 103 }\n")
+        answer = request(daemon.port, "POST", "/__admin/stubs/reload")
+        message = json.loads(body(answer) or b"{}").get("errors", [{}])[0].get("text", "")
+        row("a stub with a 1xx status", "`status: 103`; reload", "%s: `%s`" % (status_line(answer), message.replace(daemon.folder, "SCRATCH")),
+            answer.startswith(b"HTTP/1.1 422") and "informational" in message)
+        os.remove(daemon.path("stubs/early.yaml"))
+    finally:
+        daemon.close()
+    folder = tempfile.mkdtemp(prefix="orrery-hostile-")
+    try:
+        os.makedirs(os.path.join(folder, "stubs"))
+        name = "x.yaml\nstubs/fake.yaml:1: all is well\x1b[2K.yaml"
+        # The name's slash makes a folder `x.yaml\nstubs` holding the file: the line break is in the path either way.
+        os.makedirs(os.path.dirname(os.path.join(folder, "stubs", name)))
+        with open(os.path.join(folder, "stubs", name), "w") as out:
+            out.write("request: { path: /a }\nresponse: { status: 700 }\n")
+        result = subprocess.run([orrery, "validate", "--stubs", os.path.join(folder, "stubs"), "--config",
+                                 os.path.join(folder, "config")], capture_output=True, text=True, timeout=60)
+        lines = result.stderr.splitlines()
+        row("a file name with a newline and an escape", "`x.yaml\\nstubs/fake.yaml:1: all is well\\e[2K.yaml`; `validate`",
+            "exit %d; %d line(s): `%s`" % (result.returncode, len(lines), lines[0].replace(folder, "SCRATCH") if lines else ""),
+            result.returncode == 1 and not any(line.startswith("stubs/fake.yaml") for line in lines) and "\x1b" not in result.stderr)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def case_admin_load(orrery):
+    daemon = Daemon(orrery, options=["--threads", "1", "--max-uri-length", "65536"])
+    try:
+        pid = daemon.process.pid
+        idle = len(os.listdir("/proc/%d/fd" % pid))
+        viewer = socket.create_connection((HOST, daemon.port), timeout=5)
+        viewer.sendall(b"GET /__admin/requests/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        viewer.recv(4096)
+        viewer.close()
+        started = time.time()
+        while len(os.listdir("/proc/%d/fd" % pid)) > idle and time.time() - started < 30:
+            time.sleep(0.01)
+        freed = time.time() - started
+        row("a dashboard viewer that leaves", "`GET /__admin/requests/stream`, then the client closes",
+            "its descriptor freed after %.2f s" % freed, freed < 1)
+        for _ in range(30):
+            exchange(daemon.port, b"GET /" + b"a" * 20_000 + b" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        pattern = json.dumps({"urlPattern": "[a-z][a-z]{0,999}0"}).encode()
+        connection = socket.create_connection((HOST, daemon.port), timeout=120)
+        connection.sendall(b"POST /__admin/requests/count HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                           b"Content-Length: %d\r\n\r\n%s" % (len(pattern), pattern))
+        started = time.time()
+        slowest = 0
+        probes = 0
+        connection.setblocking(False)
+        answer = b""
+        while True:
+            try:
+                chunk = connection.recv(65536)
+                if not chunk:
+                    break
+                answer += chunk
+            except BlockingIOError:
+                probe = time.time()
+                get(daemon.port, "/ok")
+                slowest = max(slowest, time.time() - probe)
+                probes += 1
+            if time.time() - started > 120:
+                break
+        took = time.time() - started
+        connection.close()
+        row("a heavy regex `count` over the journal", "30 journaled 20 KB paths; `count` with `[a-z][a-z]{0,999}0`; `/ok` meanwhile",
+            "%s after %.2f s; %d `/ok` meanwhile, the slowest %.3f s" % (status_line(answer), took, probes, slowest),
+            answer.startswith(b"HTTP/1.1 200") and probes > 0 and slowest < max(0.25, took / 10))
+    finally:
+        daemon.close()
+    daemon = Daemon(orrery, options=["--threads", "1"])
+    try:
+        for folder in range(100):
+            os.makedirs(daemon.path("stubs/bodies/f%d" % folder))
+            for number in range(200):
+                open(daemon.path("stubs/bodies/f%d/b%d.json" % (folder, number)), "w").close()
+        pid = daemon.process.pid
+        time.sleep(1.5)  # the first watch interval after the files were made
+        before = cpu_ticks(pid)
+        time.sleep(5)
+        used = cpu_ticks(pid) - before
+        daemon.write("stubs/new.json", {"request": {"path": "/new"}, "response": {"body": "new"}})
+        started = time.time()
+        while body(get(daemon.port, "/new")) != b"new" and time.time() - started < 10:
+            time.sleep(0.05)
+        row("20,000 files in the stubs folder, idle", "100 folders of 200 files; CPU over 5 s; then a stub added",
+            "%d clock ticks (%.1f%% of a core); the new stub answered after %.2f s"
+            % (used, used / 5.0, time.time() - started), used <= 10 and time.time() - started < 3)
+    finally:
+        daemon.close()
+
+
 class Upstream:
     """Tests/Fixtures/upstream.py on loopback: a real upstream that can stream, drip and fall silent."""
 
@@ -589,13 +756,17 @@ def case_tls_close(orrery):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--orrery", help="the orrery binary (default: the debug build)")
+    parser.add_argument("--case", action="append", help="run only this case (case_templates, ...); repeatable")
     arguments = parser.parse_args()
     orrery = arguments.orrery
     if not orrery:
         orrery = subprocess.run(["swift", "build", "--show-bin-path"], cwd=ROOT, capture_output=True, text=True,
                                 check=True).stdout.strip() + "/orrery"
     for case in [case_regex, case_fds, case_unreadable, case_secrets, case_admin, case_har, case_sigterm,
-                 case_malformed, case_slow, case_proxy_stream, case_loops, case_tls_close]:
+                 case_malformed, case_slow, case_templates, case_stub_files, case_admin_load, case_proxy_stream,
+                 case_loops, case_tls_close]:
+        if arguments.case and case.__name__ not in arguments.case:
+            continue
         try:
             case(orrery)
         except Exception as error:  # a case that breaks is a row too

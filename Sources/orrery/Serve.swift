@@ -145,6 +145,9 @@ struct Serve: ParsableCommand {
     @Option(help: ArgumentHelp("Largest answer body a recording writes as a fixture; larger answers are relayed but not recorded.", valueName: "bytes"))
     var recordBodyLimit = 16 * 1024 * 1024
 
+    @Option(help: ArgumentHelp("Bytes a response template may render per request; more is a 500 saying so.", valueName: "bytes"))
+    var templateMaxBytes = TemplateBudget.defaultMaximumBytes
+
     @OptionGroup var redaction: RedactionOptions
 
     @Option(help: ArgumentHelp("Write every exchange to FILE as JSON Lines, as it happens (redacted like the journal).", valueName: "file"))
@@ -197,7 +200,7 @@ struct Serve: ParsableCommand {
             throw ValidationError("--idle-timeout, --header-timeout and --body-timeout must be positive.")
         }
         guard maxConnections > 0 else { throw ValidationError("--max-connections must be positive.") }
-        guard maxBodySize > 0, maxHeaderSize > 0, maxUriLength > 0 else {
+        guard maxBodySize > 0, maxHeaderSize > 0, maxUriLength > 0, templateMaxBytes > 0 else {
             throw ValidationError("Size limits must be positive.")
         }
         if record != nil, recordMode != .none, offline || noProxy {
@@ -227,6 +230,7 @@ struct Serve: ParsableCommand {
         configuration.http.maxConnectionsPerLoop = maxConnections
         configuration.drainTimeoutMilliseconds = drainTimeout.milliseconds
         configuration.stubsFolder = sources.stubs
+        configuration.maximumBodyFileBytes = sources.maxBodyFile
         // The default folder may not exist in a new project: no stubs, and a warning. One named with --stubs must.
         configuration.allowsMissingStubsFolder = !sources.isStubsFolderGiven
         configuration.persistsEnvironmentChoices = !ignoreEnvState
@@ -251,6 +255,7 @@ struct Serve: ParsableCommand {
         configuration.journal.maximumBodyBytes = journalBodyLimit
         configuration.recordBodyLimit = recordBodyLimit
         configuration.http.tunnelIdleTimeoutMilliseconds = tunnelIdleTimeout.milliseconds
+        configuration.templateBudget.maximumBytes = templateMaxBytes
         configuration.redactedHeaders = redaction.headers
         configuration.redactedQueryParameters = redaction.queryParameters
         configuration.redactedJSONFields = redaction.jsonFields

@@ -19,7 +19,7 @@ struct Validate: ParsableCommand {
         var fileCount = 0
         for path in paths.isEmpty ? [sources.stubs] : paths {
             do {
-                let loaded = try StubLoader.loadPath(path)
+                let loaded = try StubLoader.loadPath(path, maximumBodyFileBytes: sources.maxBodyFile)
                 stubCount += loaded.stubs.count
                 fileCount += loaded.files
             } catch {

@@ -20,8 +20,6 @@ struct HTTP1LiveTests {
             response: { status: 204, headers: { X-Empty: "yes" }, body: "never sent" }
           - request: { method: GET, path: /cached }
             response: { status: 304, headers: { ETag: '"v1"' }, body: "never sent" }
-          - request: { method: GET, path: /hints }
-            response: { status: 103, headers: { Link: "</app.css>; rel=preload" }, body: "never sent" }
           - request: { method: POST, path: /upload }
             response: { status: 201, json: { stored: true } }
           - request: { method: GET, path: /slow }
@@ -158,10 +156,6 @@ struct HTTP1LiveTests {
             connection.send("GET /cached HTTP/1.1\r\nHost: x\r\nIf-None-Match: \"v1\"\r\n\r\n")
             let cached = try #require(connection.readResponse())
             #expect(cached.status == 304 && cached.header("ETag") == "\"v1\"")
-
-            connection.send("GET /hints HTTP/1.1\r\nHost: x\r\n\r\n")
-            let hints = try #require(connection.readResponse())
-            #expect(hints.status == 103 && hints.header("Content-Length") == nil && hints.header("Link") != nil)
 
             connection.send("HEAD /empty HTTP/1.1\r\nHost: x\r\n\r\n")
             #expect(connection.readResponse(isHead: true)?.status == 204)

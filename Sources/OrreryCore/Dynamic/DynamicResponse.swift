@@ -46,27 +46,38 @@ public final class DynamicResponse: Sendable {
     ///   - now: what `now` prints.
     ///   - scheme: how the client reached Orrery (`http` or `https`), for the `Link` URLs of a page.
     ///   - generator: where `uuid` comes from.
+    ///   - budget: what rendering the templates may cost; over it, the response is a 500 that says so.
     public func render<Generator: RandomNumberGenerator>(
         _ request: HTTPRequest, parameters: PathParameters = PathParameters(), now: Date = Date(),
-        scheme: String = "http", using generator: inout Generator
+        scheme: String = "http", using generator: inout Generator, budget: TemplateBudget = TemplateBudget()
     ) -> RenderedResponse {
         if let pagination {
             return pagination.page(for: request, scheme: scheme, status: status, headers: headers)
         }
         guard let template else { return RenderedResponse(status: status, headers: headers, body: []) }
-        var context = TemplateContext(request: request, parameters: parameters, now: now, generator: generator)
+        var context = TemplateContext(request: request, parameters: parameters, now: now, generator: generator, budget: budget)
         let headers = template.renderHeaders(headers, context: &context)
-        let body = template.body?.render(&context) ?? []
+        let body = context.exceeded == nil ? template.body?.render(&context) ?? [] : []
         generator = context.generator
+        if let exceeded = context.exceeded { return Self.overBudget(exceeded) }
         return RenderedResponse(status: status, headers: headers, body: body)
     }
 
     /// The response for one request, `uuid` from the system's random numbers.
     public func render(
-        _ request: HTTPRequest, parameters: PathParameters = PathParameters(), now: Date = Date(), scheme: String = "http"
+        _ request: HTTPRequest, parameters: PathParameters = PathParameters(), now: Date = Date(), scheme: String = "http",
+        budget: TemplateBudget = TemplateBudget()
     ) -> RenderedResponse {
         var generator = SystemRandomNumberGenerator()
-        return render(request, parameters: parameters, now: now, scheme: scheme, using: &generator)
+        return render(request, parameters: parameters, now: now, scheme: scheme, using: &generator, budget: budget)
+    }
+
+    /// The 500 that replaces a render over budget: the partial output is dropped, never sent.
+    static func overBudget(_ exceeded: TemplateBudget.Exceeded) -> RenderedResponse {
+        var headers = HTTPHeaders()
+        headers.add("Content-Type", "text/plain; charset=utf-8")
+        return RenderedResponse(
+            status: 500, headers: headers, body: Array("orrery: response template over budget: \(exceeded)\n".utf8))
     }
 }
 

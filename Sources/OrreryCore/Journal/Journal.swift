@@ -157,6 +157,7 @@ public final class Journal: Sendable {
 
     /// The kept entries whose request `pattern` matches, newest first.
     public func find(_ pattern: RequestPattern) -> [JournalEntry] {
-        newestFirst().filter { pattern.matches($0.request) }
+        var query = query(pattern)
+        return query.run()
     }
 }

@@ -12,8 +12,11 @@ public struct SourceError: Error, Sendable, Equatable, CustomStringConvertible {
         self.message = message
     }
 
+    /// One line, whatever the file's name or the message hold: control characters are escaped.
     public var description: String {
-        line > 0 ? "\(file):\(line): \(message)" : "\(file): \(message)"
+        let file = EscapedText.escaped(file)
+        let message = EscapedText.escaped(message)
+        return line > 0 ? "\(file):\(line): \(message)" : "\(file): \(message)"
     }
 }
 

@@ -13,7 +13,7 @@ enum YAMLSourceParser {
             throw JSONSyntaxError(line: 0, message: "YAML: \(error)")
         }
         guard let root else { return SourceNode(.null, line: 1) }
-        var budget = maximumNodes
+        var budget = Budget(nodes: maximumNodes, bytes: maximumBytes(forFileOf: text.utf8.count))
         return try convert(root, in: SourceLines(text), budget: &budget)
     }
 
@@ -21,16 +21,50 @@ enum YAMLSourceParser {
     /// conversion stops at this many.
     static let maximumNodes = 1_000_000
 
-    private static func convert(_ node: Node, in source: SourceLines, budget: inout Int) throws(JSONSyntaxError)
-        -> SourceNode
-    {
+    /// Bytes of text the document may expand to, whatever its aliases: a file without aliases holds at most its own
+    /// size, so only an alias bomb reaches the bound (a 98 KB file of aliases to a 100 KB text is 10 GB).
+    static let maximumExpandedBytes = 64 * 1024 * 1024
+
+    /// The smaller of `maximumExpandedBytes` and 100 times the file's size.
+    static func maximumBytes(forFileOf size: Int) -> Int {
+        min(maximumExpandedBytes, max(size, 1) * 100)
+    }
+
+    /// What is left of the values and bytes the document may expand to.
+    struct Budget {
+        var nodes: Int
+        var bytes: Int
+        let maximumBytes: Int
+
+        init(nodes: Int, bytes: Int) {
+            self.nodes = nodes
+            self.bytes = bytes
+            maximumBytes = bytes
+        }
+
+        mutating func spend(_ count: Int, line: Int) throws(JSONSyntaxError) {
+            bytes -= count
+            guard bytes >= 0 else {
+                throw JSONSyntaxError(
+                    line: line,
+                    message: "the document's aliases expand to more than \(maximumBytes) bytes (at most 64 MiB, and 100 times the file's size)")
+            }
+        }
+    }
+
+    /// - Parameter parentLine: the line of the key or list that holds the node: an alias's node carries its
+    ///   anchor's line, and an error in what it expands to is reported where the alias is used, near enough.
+    private static func convert(
+        _ node: Node, in source: SourceLines, budget: inout Budget, parentLine: Int = 0
+    ) throws(JSONSyntaxError) -> SourceNode {
         let line = node.mark?.line ?? 0
-        budget -= 1
-        guard budget >= 0 else {
+        budget.nodes -= 1
+        guard budget.nodes >= 0 else {
             throw JSONSyntaxError(line: line, message: "the document expands to more than \(maximumNodes) values (nested aliases?)")
         }
         switch node {
         case .scalar(let scalar):
+            try budget.spend(scalar.string.utf8.count, line: max(line, parentLine))
             var tag = Tag.Name(rawValue: node.tag.rawValue)
             if tag == .str, scalar.style == .plain {
                 let implicit = YAMLImplicitTag.of(scalar.string)
@@ -66,7 +100,9 @@ enum YAMLSourceParser {
             }
         case .sequence(let sequence):
             var items: [SourceNode] = []
-            for item in sequence { items.append(try convert(item, in: source, budget: &budget)) }
+            for item in sequence {
+                items.append(try convert(item, in: source, budget: &budget, parentLine: max(line, parentLine)))
+            }
             return SourceNode(.array(items), line: line)
         case .mapping(let mapping):
             var members: [(key: String, keyLine: Int, value: SourceNode)] = []
@@ -75,10 +111,12 @@ enum YAMLSourceParser {
                 guard case .scalar(let keyScalar) = key else {
                     throw JSONSyntaxError(line: keyLine, message: "a mapping key must be a plain value")
                 }
+                try budget.spend(keyScalar.string.utf8.count, line: keyLine)
                 if members.contains(where: { $0.key == keyScalar.string }) {
                     throw JSONSyntaxError(line: keyLine, message: "duplicate key '\(keyScalar.string)'")
                 }
-                members.append((keyScalar.string, keyLine, try convert(value, in: source, budget: &budget)))
+                members.append(
+                    (keyScalar.string, keyLine, try convert(value, in: source, budget: &budget, parentLine: keyLine)))
             }
             return SourceNode(.object(members), line: line)
         case .alias:

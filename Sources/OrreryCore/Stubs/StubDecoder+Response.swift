@@ -151,18 +151,20 @@ extension StubDecoder {
     /// Compiles a body or header template, reporting an error at its line in the stub file.
     private mutating func compile(_ text: String, _ compiler: TemplateCompiler, line: Int) -> Template? {
         do {
-            return try compiler.compile(text)
+            return try compiler.compileReportingAll(text)
         } catch {
-            fail(TemplateCompiler.fileLine(of: error, in: text, at: line, isYAML: isYAML), "template: \(error.message)")
+            for error in error.errors {
+                fail(TemplateCompiler.fileLine(of: error, in: text, at: line, isYAML: isYAML), "template: \(error.message)")
+            }
             return nil
         }
     }
 
     private mutating func compileJSON(_ node: SourceNode, _ compiler: TemplateCompiler) -> Template? {
         do {
-            return try compiler.compileJSON(node, isYAML: isYAML)
+            return try compiler.compileJSONReportingAll(node, isYAML: isYAML)
         } catch {
-            fail(error.line, "template: \(error.message)")
+            for error in error.errors { fail(error.line, "template: \(error.message)") }
             return nil
         }
     }
@@ -173,14 +175,27 @@ extension StubDecoder {
             return nil
         }
         do {
-            return try compiler.compile(text)
+            return try compiler.compileReportingAll(text)
         } catch {
-            fail(line, "template in bodyFile '\(relative)', line \(error.line): \(error.message)")
+            for error in error.errors { fail(line, "template in bodyFile '\(relative)', line \(error.line): \(error.message)") }
             return nil
         }
     }
 
     mutating func decodeStatus(_ node: SourceNode) -> Int? {
+        guard let status = decodeStatusCode(node) else { return nil }
+        // A 1xx is not an answer: a client reading one waits for the final one that never comes.
+        guard status >= 200 else {
+            fail(
+                node.line,
+                "status \(status) is informational (1xx) and cannot be a stub's answer; use 200...599"
+                    + (status == 101 ? " (101 Switching Protocols belongs to WebSocket stubs)" : ""))
+            return nil
+        }
+        return status
+    }
+
+    private mutating func decodeStatusCode(_ node: SourceNode) -> Int? {
         switch node.value {
         case .number:
             return integer(node, "status", range: 100...599)
@@ -208,6 +223,13 @@ extension StubDecoder {
             .standardizedFileURL.resolvingSymlinksInPath().path
         guard candidate.hasPrefix(root.hasSuffix("/") ? root : root + "/") else {
             fail(line, "bodyFile '\(relative)' is outside the stubs folder")
+            return nil
+        }
+        // Read whole, and held for every stub that names it: the size is checked first, not found out by reading.
+        if let size = (try? FileManager.default.attributesOfItem(atPath: candidate))?[.size] as? Int,
+            size > maximumBodyFileBytes
+        {
+            fail(line, "bodyFile '\(relative)' is \(size) bytes, over --max-body-file (\(maximumBodyFileBytes) bytes)")
             return nil
         }
         guard let data = FileManager.default.contents(atPath: candidate) else {

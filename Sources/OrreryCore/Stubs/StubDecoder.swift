@@ -13,6 +13,10 @@ public struct StubDecoder {
     public let stubsRoot: URL
     /// Makes the id of the stub at a position in the file.
     public let makeID: (Int) -> String
+    /// `--max-body-file`: a larger body file is refused, before it is read.
+    public var maximumBodyFileBytes = StubDecoder.defaultMaximumBodyFileBytes
+
+    public static let defaultMaximumBodyFileBytes = 256 * 1024 * 1024
 
     public private(set) var errors: [SourceError] = []
     /// Response header lists already made: a file of 1,000 stubs answering `Content-Type: application/json`

@@ -10,6 +10,8 @@ public struct StubLoader: Sendable {
     public let excludedFolders: Set<String>
     /// Keeps the ids of two loaders apart when their files have the same relative paths.
     public let idNamespace: String
+    /// `--max-body-file`: larger body files are refused at load.
+    public var maximumBodyFileBytes = StubDecoder.defaultMaximumBodyFileBytes
 
     public init(root: String, excludedFolders: Set<String> = [], idNamespace: String = "") {
         self.root = root
@@ -120,13 +122,18 @@ public struct StubLoader: Sendable {
 
     /// Loads a stubs folder, or a single stub file (`orrery validate stubs/users.yaml`), whose body files are then
     /// looked for beside it.
-    public static func loadPath(_ path: String) throws(SourceErrors) -> (stubs: [Stub], files: Int) {
+    public static func loadPath(
+        _ path: String, maximumBodyFileBytes: Int = StubDecoder.defaultMaximumBodyFileBytes
+    ) throws(SourceErrors) -> (stubs: [Stub], files: Int) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
-            return try StubLoader(root: path).loadWithFileCount()
+            var loader = StubLoader(root: path)
+            loader.maximumBodyFileBytes = maximumBodyFileBytes
+            return try loader.loadWithFileCount()
         }
         let folder = (path as NSString).deletingLastPathComponent
-        let loader = StubLoader(root: folder.isEmpty ? "." : folder)
+        var loader = StubLoader(root: folder.isEmpty ? "." : folder)
+        loader.maximumBodyFileBytes = maximumBodyFileBytes
         return (try loader.loadFile((path as NSString).lastPathComponent), 1)
     }
 
@@ -151,6 +158,7 @@ public struct StubLoader: Sendable {
         var decoder = StubDecoder(
             displayPath: display, directory: url.deletingLastPathComponent(), stubsRoot: URL(fileURLWithPath: root),
             makeID: { [idNamespace] index in StubID.make(file: idNamespace + relative, index: index) })
+        decoder.maximumBodyFileBytes = maximumBodyFileBytes
         let stubs = decoder.decodeFile(node)
         guard decoder.errors.isEmpty else { throw SourceErrors(decoder.errors) }
         return stubs

@@ -1,7 +1,7 @@
 /// A host name or IP address that a TLS certificate can name, checked so that it is safe to put in a
 /// subjectAltName.
 ///
-/// Host names are letters (lowercased), digits and `-` in dot-separated labels of at most 63 characters, 253 in
+/// Host names are letters (lowercased), digits, `-` and `_` in dot-separated labels of at most 63 characters, 253 in
 /// all, the last label not all digits; a wildcard `*` may be the whole first label when at least two labels follow
 /// (`*.example.com`). A trailing dot is dropped. Addresses are IPv4 dotted quads and IPv6 literals (brackets
 /// allowed, no zone), kept in canonical text (RFC 5952 for IPv6) so that one address is one name. Nothing else
@@ -71,12 +71,17 @@ public struct CertificateName: Hashable, Sendable, CustomStringConvertible {
         return name
     }
 
-    /// One label: 1 to 63 of `a-z`, `0-9` and `-`, not starting or ending with `-`.
+    /// One label: 1 to 63 of `a-z`, `0-9`, `-` and `_`, not starting or ending with `-`. `_` is not in a host
+    /// name by RFC 952, but it is in real names (`_dmarc.example.com`, `my_service.internal`) that clients resolve
+    /// and certificates carry; it cannot end an entry of OpenSSL's configuration string.
     static func isHostLabel(_ label: Substring) -> Bool {
         let bytes = label.utf8
         guard let first = bytes.first, let last = bytes.last, bytes.count <= maximumLabelLength else { return false }
         return first != UInt8(ascii: "-") && last != UInt8(ascii: "-")
-            && bytes.allSatisfy { isDigit($0) || ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || $0 == UInt8(ascii: "-") }
+            && bytes.allSatisfy {
+                isDigit($0) || ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || $0 == UInt8(ascii: "-")
+                    || $0 == UInt8(ascii: "_")
+            }
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }

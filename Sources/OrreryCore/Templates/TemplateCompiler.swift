@@ -10,9 +10,28 @@ public struct TemplateCompiler {
         self.scope = scope
     }
 
-    /// Compiles text (a text body, a body file or a header value).
+    /// Compiles text (a text body, a body file or a header value); throws the first error.
     public func compile(_ text: String, mode: Template.Mode = .text) throws(TemplateError) -> Template {
-        Template(source: text, mode: mode, nodes: try nodes(text, mode: mode))
+        do {
+            return try compileReportingAll(text, mode: mode)
+        } catch {
+            throw error.errors.first ?? TemplateError(line: 1, message: "the template does not compile")
+        }
+    }
+
+    /// Compiles text, reporting every error it can find, in the order of their lines: every name that is not one
+    /// (a misspelt root, a parameter the path lacks); a tag that breaks the structure (unclosed, unmatched) ends
+    /// the search.
+    public func compileReportingAll(_ text: String, mode: Template.Mode = .text) throws(TemplateErrors) -> Template {
+        var errors: [TemplateError] = []
+        var nodes: [TemplateNode] = []
+        do {
+            nodes = try self.nodes(text, mode: mode, errors: &errors)
+        } catch {
+            errors.append(error)
+        }
+        guard errors.isEmpty else { throw TemplateErrors(errors) }
+        return Template(source: text, mode: mode, nodes: nodes)
     }
 
     /// Compiles a `json:` body: each string of the tree (keys too) is a template whose values are JSON-escaped,
@@ -20,29 +39,45 @@ public struct TemplateCompiler {
     /// with `isYAML`, at the line within a string of several lines (a YAML block, whose text starts on the line
     /// after its indicator).
     public func compileJSON(_ root: SourceNode, isYAML: Bool = false) throws(SourceTemplateError) -> Template {
+        do {
+            return try compileJSONReportingAll(root, isYAML: isYAML)
+        } catch {
+            throw error.errors.first ?? SourceTemplateError(line: root.line, message: "the template does not compile")
+        }
+    }
+
+    /// Compiles a `json:` body, reporting the errors of every string in it, sorted by line.
+    public func compileJSONReportingAll(_ root: SourceNode, isYAML: Bool = false) throws(SourceTemplateErrors) -> Template {
         var nodes: [TemplateNode] = []
-        try appendJSON(root, isYAML: isYAML, into: &nodes)
+        var errors: [SourceTemplateError] = []
+        appendJSON(root, isYAML: isYAML, into: &nodes, errors: &errors)
+        guard errors.isEmpty else {
+            throw SourceTemplateErrors(
+                errors: errors.enumerated().sorted { ($0.element.line, $0.offset) < ($1.element.line, $1.offset) }.map(\.element))
+        }
         return Template(source: root.jsonValue.encoded, mode: .jsonString, nodes: nodes)
     }
 
-    private func appendJSON(_ node: SourceNode, isYAML: Bool, into nodes: inout [TemplateNode]) throws(SourceTemplateError) {
+    private func appendJSON(
+        _ node: SourceNode, isYAML: Bool, into nodes: inout [TemplateNode], errors: inout [SourceTemplateError]
+    ) {
         switch node.value {
         case .string(let text):
-            try appendJSONString(text, line: node.line, isYAML: isYAML, into: &nodes)
+            appendJSONString(text, line: node.line, isYAML: isYAML, into: &nodes, errors: &errors)
         case .array(let items):
             nodes.append(.literal([UInt8(ascii: "[")]))
             for (index, item) in items.enumerated() {
                 if index > 0 { nodes.append(.literal([UInt8(ascii: ",")])) }
-                try appendJSON(item, isYAML: isYAML, into: &nodes)
+                appendJSON(item, isYAML: isYAML, into: &nodes, errors: &errors)
             }
             nodes.append(.literal([UInt8(ascii: "]")]))
         case .object(let members):
             nodes.append(.literal([UInt8(ascii: "{")]))
             for (index, member) in members.enumerated() {
                 if index > 0 { nodes.append(.literal([UInt8(ascii: ",")])) }
-                try appendJSONString(member.key, line: member.keyLine, isYAML: false, into: &nodes)
+                appendJSONString(member.key, line: member.keyLine, isYAML: false, into: &nodes, errors: &errors)
                 nodes.append(.literal([UInt8(ascii: ":")]))
-                try appendJSON(member.value, isYAML: isYAML, into: &nodes)
+                appendJSON(member.value, isYAML: isYAML, into: &nodes, errors: &errors)
             }
             nodes.append(.literal([UInt8(ascii: "}")]))
         default:
@@ -51,13 +86,16 @@ public struct TemplateCompiler {
     }
 
     private func appendJSONString(
-        _ text: String, line: Int, isYAML: Bool, into nodes: inout [TemplateNode]
-    ) throws(SourceTemplateError) {
+        _ text: String, line: Int, isYAML: Bool, into nodes: inout [TemplateNode], errors: inout [SourceTemplateError]
+    ) {
         nodes.append(.literal([UInt8(ascii: "\"")]))
         do {
-            nodes += try self.nodes(text, mode: .jsonString)
+            nodes += try compileReportingAll(text, mode: .jsonString).nodes
         } catch {
-            throw SourceTemplateError(line: Self.fileLine(of: error, in: text, at: line, isYAML: isYAML), message: error.message)
+            for error in error.errors {
+                errors.append(
+                    SourceTemplateError(line: Self.fileLine(of: error, in: text, at: line, isYAML: isYAML), message: error.message))
+            }
         }
         nodes.append(.literal([UInt8(ascii: "\"")]))
     }
@@ -72,7 +110,9 @@ public struct TemplateCompiler {
         var outer: [TemplateNode]
     }
 
-    private func nodes(_ text: String, mode: Template.Mode) throws(TemplateError) -> [TemplateNode] {
+    /// The nodes of `text`; a name that does not resolve is added to `errors` and the search goes on, a broken
+    /// structure is thrown.
+    private func nodes(_ text: String, mode: Template.Mode, errors: inout [TemplateError]) throws(TemplateError) -> [TemplateNode] {
         let source = Array(text.utf8)
         var nodes: [TemplateNode] = []
         var open: [OpenSection] = []
@@ -128,7 +168,7 @@ public struct TemplateCompiler {
             switch sigil {
             case UInt8(ascii: "#"), UInt8(ascii: "^"):
                 flush()
-                let lookup = try resolve(name, inSection: !open.isEmpty, line: line)
+                let lookup = resolveReporting(name, inSection: !open.isEmpty, line: line, errors: &errors)
                 open.append(OpenSection(name: name, lookup: lookup, isInverted: sigil == UInt8(ascii: "^"), line: line, outer: nodes))
                 nodes = []
             case UInt8(ascii: "/"):
@@ -146,7 +186,7 @@ public struct TemplateCompiler {
                 nodes.append(.section(section.lookup, inverted: section.isInverted, children))
             default:
                 flush()
-                nodes.append(.value(try resolve(name, inSection: !open.isEmpty, line: line)))
+                nodes.append(.value(resolveReporting(name, inSection: !open.isEmpty, line: line, errors: &errors)))
             }
         }
         flush()
@@ -156,6 +196,19 @@ public struct TemplateCompiler {
                 message: "the section '{{\(section.isInverted ? "^" : "#")\(section.name)}}' is never closed (no '{{/\(section.name)}}')")
         }
         return nodes
+    }
+
+    /// The lookup for a name; one that does not resolve is reported and stands in as `.current`, since the template
+    /// will not be used.
+    private func resolveReporting(
+        _ name: String, inSection: Bool, line: Int, errors: inout [TemplateError]
+    ) -> TemplateLookup {
+        do {
+            return try resolve(name, inSection: inSection, line: line)
+        } catch {
+            errors.append(error)
+            return .current
+        }
     }
 
     private func resolve(_ name: String, inSection: Bool, line: Int) throws(TemplateError) -> TemplateLookup {
@@ -241,4 +294,18 @@ public struct TemplateCompiler {
 public struct SourceTemplateError: Error, Sendable, Equatable {
     public var line: Int
     public var message: String
+}
+
+/// Every template error of a `json:` tree, sorted by line (never empty when thrown).
+public struct SourceTemplateErrors: Error, Sendable, Equatable {
+    public var errors: [SourceTemplateError]
+}
+
+/// Every error of one template, in the order of their lines (never empty when thrown).
+public struct TemplateErrors: Error, Sendable, Equatable {
+    public var errors: [TemplateError]
+
+    public init(_ errors: [TemplateError]) {
+        self.errors = errors.enumerated().sorted { ($0.element.line, $0.offset) < ($1.element.line, $1.offset) }.map(\.element)
+    }
 }

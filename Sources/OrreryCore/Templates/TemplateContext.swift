@@ -10,14 +10,50 @@ public struct TemplateContext<Generator: RandomNumberGenerator> {
     /// Seconds since 1970, UTC: what `now` prints.
     public let now: Int
     public var generator: Generator
+    /// What the renders of this response may cost together (its header values and its body).
+    public let budget: TemplateBudget
+    /// Set when a render ran over the budget; the output is then incomplete, and not to be sent.
+    public private(set) var exceeded: TemplateBudget.Exceeded?
+    private var stepsLeft: Int
     private var parsedJSON: JSONValue??
     private var uuidBytes: [UInt8]?
 
-    public init(request: HTTPRequest, parameters: PathParameters = PathParameters(), now: Date = Date(), generator: Generator) {
+    public init(
+        request: HTTPRequest, parameters: PathParameters = PathParameters(), now: Date = Date(), generator: Generator,
+        budget: TemplateBudget = TemplateBudget()
+    ) {
         self.request = request
         self.parameters = parameters
         self.now = Int(now.timeIntervalSince1970.rounded(.down))
         self.generator = generator
+        self.budget = budget
+        stepsLeft = budget.maximumSteps
+    }
+
+    /// Takes `steps` from the budget and checks the output's size; false once the render must stop.
+    @inline(__always)
+    mutating func spend(_ steps: Int, outputBytes: Int) -> Bool {
+        guard exceeded == nil else { return false }
+        stepsLeft -= steps
+        if stepsLeft < 0 {
+            exceeded = .steps(limit: budget.maximumSteps)
+            return false
+        }
+        if outputBytes > budget.maximumBytes {
+            exceeded = .bytes(limit: budget.maximumBytes)
+            return false
+        }
+        return true
+    }
+
+    /// Whether `count` more bytes would still fit; records the overrun when not.
+    mutating func fits(_ count: Int, after outputBytes: Int) -> Bool {
+        guard exceeded == nil else { return false }
+        if outputBytes + count > budget.maximumBytes {
+            exceeded = .bytes(limit: budget.maximumBytes)
+            return false
+        }
+        return true
     }
 
     /// The request body as JSON, parsed on first use; nil when it is not JSON.
@@ -38,7 +74,10 @@ public struct TemplateContext<Generator: RandomNumberGenerator> {
 }
 
 extension TemplateContext where Generator == SystemRandomNumberGenerator {
-    public init(request: HTTPRequest, parameters: PathParameters = PathParameters(), now: Date = Date()) {
-        self.init(request: request, parameters: parameters, now: now, generator: SystemRandomNumberGenerator())
+    public init(
+        request: HTTPRequest, parameters: PathParameters = PathParameters(), now: Date = Date(),
+        budget: TemplateBudget = TemplateBudget()
+    ) {
+        self.init(request: request, parameters: parameters, now: now, generator: SystemRandomNumberGenerator(), budget: budget)
     }
 }

@@ -20,10 +20,15 @@ extension Template {
     }
 
     /// Appends the rendered template to `out`, reserving room for the literal text and a little more first.
+    ///
+    /// A render that runs over the context's budget stops early and sets `context.exceeded`; what it wrote is then
+    /// incomplete.
     public func render<Generator>(into out: inout [UInt8], context: inout TemplateContext<Generator>) {
         out.reserveCapacity(out.count + literalSize + 64)
         var stack: [TemplateValue] = []
         TemplateRenderer.render(nodes, mode: mode, into: &out, context: &context, stack: &stack)
+        // The last node may have passed the bound without another node after it to notice.
+        _ = context.spend(0, outputBytes: out.count)
     }
 
     /// The rendered text (a header value).
@@ -39,6 +44,8 @@ enum TemplateRenderer {
         stack: inout [TemplateValue]
     ) {
         for node in nodes {
+            // Each node is a step, and the output is checked as it grows: a render over budget stops here.
+            guard context.spend(1, outputBytes: out.count) else { return }
             switch node {
             case .literal(let bytes):
                 out.append(contentsOf: bytes)
@@ -53,12 +60,16 @@ enum TemplateRenderer {
                 switch value {
                 case .json(.array(let items)):
                     for item in items {
+                        guard context.spend(1, outputBytes: out.count) else { return }
                         stack.append(.json(item))
                         render(children, mode: mode, into: &out, context: &context, stack: &stack)
                         stack.removeLast()
                     }
                 case .list(let items):
+                    // Making the list read the whole path: its length is paid for too.
+                    guard context.spend(items.count, outputBytes: out.count) else { return }
                     for item in items {
+                        guard context.spend(1, outputBytes: out.count) else { return }
                         stack.append(.text(item))
                         render(children, mode: mode, into: &out, context: &context, stack: &stack)
                         stack.removeLast()
@@ -197,6 +208,8 @@ enum TemplateRenderer {
                 append(item.utf8, escape: escape, into: &out)
             }
         case .body:
+            // The body may be as large as requests may be: it must fit before it is copied.
+            guard context.fits(context.request.body.count, after: out.count) else { return }
             if escape {
                 // Inside a JSON string the text must be valid UTF-8: bytes that are not become U+FFFD.
                 append(String(decoding: context.request.body, as: UTF8.self).utf8, escape: true, into: &out)

@@ -53,7 +53,12 @@ final class ServerConnection {
     var deadline = 0
     var isClosed = false
     /// The answer being streamed, if the current one is.
-    private var stream: ResponseStream?
+    private var stream: ResponseStream? {
+        didSet { if !isClosed, (stream == nil) != (oldValue == nil) { isStreamClientSending = false; updateReading() } }
+    }
+    /// The client sent bytes while its answer streams: they wait in the socket for after the stream, and the
+    /// socket is no longer watched for its close.
+    private var isStreamClientSending = false
     /// A request that is never to be answered (`ConnectionFault.hold`): the connection closes with the client.
     private var isHeld = false
     /// An answer going out at a bandwidth limit: its bytes, how far it has gone, and whether it closes.
@@ -113,6 +118,10 @@ final class ServerConnection {
     /// The socket is readable: one recv(), handed to the machine.
     func readable() {
         guard !isClosed else { return }
+        if isWatchingStreamClient {
+            watchStreamClient()
+            return
+        }
         let scratch = worker.scratch
         let count = recv(fd, scratch.baseAddress, scratch.count, Int32(MSG_DONTWAIT))
         if count > 0 {
@@ -130,6 +139,24 @@ final class ServerConnection {
             return
         }
         flush()
+    }
+
+    /// Whether the socket is read only to notice that the client of a streamed answer left.
+    private var isWatchingStreamClient: Bool {
+        stream != nil && !isStreamClientSending && !machine.isReading && !isLingering && tls == nil
+    }
+
+    /// While an answer streams, a peek notices a client that leaves (a dashboard viewer closing its tab) at once,
+    /// instead of at the next write that fails; what the client sends meanwhile stays unread for after the stream.
+    private func watchStreamClient() {
+        var byte: UInt8 = 0
+        let count = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        if count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+            close()
+        } else if count > 0 {
+            isStreamClientSending = true
+            updateReading()
+        }
     }
 
     /// Carries out the machine's actions until it waits for something.
@@ -455,7 +482,7 @@ final class ServerConnection {
     // MARK: - Reading and deadlines
 
     func updateReading() {
-        let wanted = !isClosed && (machine.isReading || isLingering)
+        let wanted = !isClosed && (machine.isReading || isLingering || isWatchingStreamClient)
         if tls != nil {
             updateTLSReading(wanted)
             return
@@ -466,6 +493,9 @@ final class ServerConnection {
     }
 
     func updateTimer() {
+        // The handshake's own deadline (the header timeout) stands until it ends: the CONNECT's answer draining
+        // meanwhile must not trade it for the idle timeout.
+        guard !isHandshaking else { return }
         let wanted = machine.timeout
         if wanted == armedTimeout {
             if wanted == .idle || wanted == .body { noteActivity() }

@@ -87,6 +87,10 @@ public final class TLSServerContext: @unchecked Sendable {
         guard let name = CertificateName(defaultName) else {
             throw EventError("'\(defaultName)' cannot be named in a certificate: it is not a host name or IP address")
         }
+        // A wildcard leaf would answer for every name below it, made for one client that asked for `*`.
+        guard !name.isWildcard else {
+            throw EventError("'\(defaultName)' is a wildcard: no certificate is made for it")
+        }
         return try makeSession(.name(name))
     }
 
@@ -129,9 +133,11 @@ public final class TLSServerContext: @unchecked Sendable {
         CRYPTO_EX_INDEX_SSL, 0, nil, nil, nil, Trampolines.tlsReleaseSessionFallback)
 
     /// Puts the certificate for the handshake on `ssl`: the SNI name's when it is one a certificate can carry, else
-    /// the session's fallback. False when there is none to give (the handshake then fails).
+    /// the session's fallback. False when there is none to give (the handshake then fails), and for an SNI name
+    /// with `*`: no wildcard leaf is made for what a client asks.
     static func chooseCertificate(_ ssl: OpaquePointer, _ fallback: SessionFallback) -> Bool {
         let leaf: LeafCertificate
+        if let requested = requestedName(ssl), requested.contains("*") { return false }
         do {
             if let requested = requestedName(ssl), let name = CertificateName(requested) {
                 leaf = try fallback.context.leaves.leaf(for: name)

@@ -60,7 +60,8 @@ extension AdminAPI {
     func countRequests(_ request: HTTPRequest, session: Session) -> AdminReply {
         switch requestPattern(request) {
         case .failure(let reply): return reply
-        case .success(let pattern): return .json(.object([("count", .int(session.journal.find(pattern).count))]))
+        case .success(let pattern):
+            return .answer(to: session.journal.query(pattern)) { found in .json(.object([("count", .int(found.count))])) }
         }
     }
 
@@ -68,8 +69,9 @@ extension AdminAPI {
         switch requestPattern(request) {
         case .failure(let reply): return reply
         case .success(let pattern):
-            let found = session.journal.find(pattern)
-            return .json(.object([("requests", .array(found.map { $0.json() })), ("total", .int(found.count))]))
+            return .answer(to: session.journal.query(pattern)) { found in
+                .json(.object([("requests", .array(found.map { $0.json() })), ("total", .int(found.count))]))
+            }
         }
     }
 

@@ -35,7 +35,9 @@ public final class Daemon: Sendable {
         Pattern.onAbandonedMatch { [logger] pattern, bytes in
             logger.warning("regex /\(pattern)/ gave up on a \(bytes)-byte text (too much work): taken as no match")
         }
-        registry = StubRegistry(stubsFolder: configuration.stubsFolder, allowsMissingFolder: configuration.allowsMissingStubsFolder)
+        registry = StubRegistry(
+            stubsFolder: configuration.stubsFolder, allowsMissingFolder: configuration.allowsMissingStubsFolder,
+            maximumBodyFileBytes: configuration.maximumBodyFileBytes)
         try registry.reload()
         if let map = try HostMapDecoder.load(path: configuration.hostMapPath) {
             environments = try EnvironmentRegistry(
@@ -95,7 +97,7 @@ public final class Daemon: Sendable {
             }
             return RequestPipeline(
                 registry: registry, admin: admin, proxy: proxy, serviceLogger: serviceLogger, sessions: sessions, https: https,
-                isOffline: configuration.isOffline, logger: logger)
+                isOffline: configuration.isOffline, templateBudget: configuration.templateBudget, logger: logger)
         }
         admin.listening(host: configuration.http.host, port: server.port)
         serviceLogger.recorder.listening(port: server.port)
@@ -226,14 +228,11 @@ public final class Daemon: Sendable {
             } : nil
         var watcher: RepeatingTimer?
         if configuration.watchIntervalMilliseconds > 0 {
-            var fingerprint = registry.watchedFolders.map { FolderFingerprint(folder: $0.folder, excluding: $0.excluding) }
+            var changes = FolderChanges(folders: registry.watchedFolders, logger: logger)
             watcher = try RepeatingTimer(loop: control, intervalMilliseconds: configuration.watchIntervalMilliseconds) {
                 [self] in
                 let folders = registry.watchedFolders
-                let current = folders.map { FolderFingerprint(folder: $0.folder, excluding: $0.excluding) }
-                // A listing cut short by a lack of file descriptors says nothing about the files: try again later.
-                guard !current.contains(nil), current != fingerprint else { return }
-                fingerprint = current
+                guard changes.check(folders) else { return }
                 reload(reason: "files changed under \(folders.map(\.folder).joined(separator: " or "))")
             }
         }

@@ -41,6 +41,10 @@ public struct DaemonConfiguration: Sendable {
     public var environment: String?
     /// Timeouts, extra CA, DNS server for upstream requests.
     public var upstream = UpstreamClientConfiguration()
+    /// `--max-body-file`: body files larger than this are refused at load.
+    public var maximumBodyFileBytes = StubDecoder.defaultMaximumBodyFileBytes
+    /// `--template-max-bytes`, and the work a render may do.
+    public var templateBudget = TemplateBudget()
     /// How much of the traffic the journal keeps.
     public var journal = JournalLimits()
     /// `--record-body-limit`: an answer whose body is larger is not recorded as a fixture (the log says so).

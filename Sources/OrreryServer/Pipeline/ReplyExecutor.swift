@@ -9,6 +9,8 @@ struct ReplyExecutor {
     let serviceLogger: NetworkServiceLogger
     /// Nil when the proxy is off.
     let proxy: ProxyForwarder?
+    /// What rendering a stub's templates may cost per request.
+    var templateBudget = TemplateBudget()
 
     func carryOut(_ reply: Reply, for exchange: Exchange) {
         switch reply {
@@ -100,7 +102,8 @@ struct ReplyExecutor {
             return (prepared.encoded(for: exchange.request.headers), (prepared.status, prepared.headers, prepared.body))
         }
         let rendered = dynamic.render(
-            exchange.request, parameters: entry.parameters(for: exchange.request), scheme: exchange.scheme, using: &generator)
+            exchange.request, parameters: entry.parameters(for: exchange.request), scheme: exchange.scheme, using: &generator,
+            budget: templateBudget)
         let body = Payload(rendered.body)
         return (
             EncodedResponse(status: rendered.status, headers: rendered.headers, body: body),

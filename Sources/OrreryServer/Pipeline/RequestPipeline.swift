@@ -27,7 +27,8 @@ final class RequestPipeline: HTTPRequestHandler {
 
     init(
         registry: StubRegistry, admin: AdminAPI, proxy: ProxyForwarder?, serviceLogger: NetworkServiceLogger,
-        sessions: SessionRegistry, https: HTTPS, isOffline: Bool = false, logger: Logger
+        sessions: SessionRegistry, https: HTTPS, isOffline: Bool = false, templateBudget: TemplateBudget = TemplateBudget(),
+        logger: Logger
     ) {
         self.sessions = sessions
         self.https = https
@@ -36,7 +37,7 @@ final class RequestPipeline: HTTPRequestHandler {
         self.admin = admin
         self.proxy = proxy
         self.serviceLogger = serviceLogger
-        executor = ReplyExecutor(serviceLogger: serviceLogger, proxy: proxy)
+        executor = ReplyExecutor(serviceLogger: serviceLogger, proxy: proxy, templateBudget: templateBudget)
         self.logger = logger
         (index, generation) = registry.snapshot()
         (sharedIndex, sharedGeneration) = (index, generation)

@@ -38,10 +38,19 @@ public final class StubRegistry: Sendable {
     /// a new project may not have yet; the daemon warns).
     public let allowsMissingFolder: Bool
 
-    public init(stubsFolder: String, allowsMissingFolder: Bool = false) {
+    /// `--max-body-file`, for every loader made here.
+    public let maximumBodyFileBytes: Int
+
+    public init(
+        stubsFolder: String, allowsMissingFolder: Bool = false,
+        maximumBodyFileBytes: Int = StubDecoder.defaultMaximumBodyFileBytes
+    ) {
         self.stubsFolder = stubsFolder
         self.allowsMissingFolder = allowsMissingFolder
-        state = Mutex(State(loader: StubLoader(root: stubsFolder)))
+        self.maximumBodyFileBytes = maximumBodyFileBytes
+        var loader = StubLoader(root: stubsFolder)
+        loader.maximumBodyFileBytes = maximumBodyFileBytes
+        state = Mutex(State(loader: loader))
     }
 
     /// The files whose changes call for a reload: each loader's folder without what another loader reads. A
@@ -141,11 +150,13 @@ public final class StubRegistry: Sendable {
         try reloadLock.withLock { _ throws(SourceErrors) in
             // Each folder is read by one loader only, whichever contains the other (or both, when they are one).
             let stubsInside = StubLoader.relativePath(of: stubsFolder, under: folder).map { Set([$0]) } ?? []
-            let fixtureLoader = StubLoader(
+            var fixtureLoader = StubLoader(
                 root: folder, excludedFolders: stubsInside == [""] ? [] : stubsInside, idNamespace: "recording:")
+            fixtureLoader.maximumBodyFileBytes = maximumBodyFileBytes
             let (fixtures, files) = try Self.loadFixtures(fixtureLoader)
             let excluded = StubLoader.relativePath(of: folder, under: stubsFolder).map { Set([$0]) } ?? []
-            let loader = StubLoader(root: stubsFolder, excludedFolders: excluded)
+            var loader = StubLoader(root: stubsFolder, excludedFolders: excluded)
+            loader.maximumBodyFileBytes = maximumBodyFileBytes
             // The stubs folder loses the recording folder's files: they are fixtures now, read by their own loader.
             // Read again only when that changes what it reads (not for a second session on the same folder).
             let current = state.withLock { $0.loader.excludedFolders }

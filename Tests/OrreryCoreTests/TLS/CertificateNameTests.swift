@@ -7,6 +7,7 @@ struct CertificateNameTests {
         ("api.example.com", "api.example.com"), ("API.Example.COM.", "api.example.com"), ("localhost", "localhost"),
         ("a-b.c0.test", "a-b.c0.test"), ("xn--bcher-kva.example", "xn--bcher-kva.example"),
         ("*.example.com", "*.example.com"), ("1.2.3.example", "1.2.3.example"),
+        ("my_service.internal", "my_service.internal"), ("_dmarc.Example.com", "_dmarc.example.com"),
     ])
     func hostNames(input: String, text: String) throws {
         let name = try #require(CertificateName(input))
@@ -39,7 +40,7 @@ struct CertificateNameTests {
 
     @Test("anything that could smuggle a second entry, or is no name, is refused", arguments: [
         "evil.test,DNS:bank.test", "evil.test, DNS:bank.test", "DNS:bank.test", "IP:1.2.3.4", "a b.test", "a\nb",
-        "evil.test\0.bank.test", "", ".", "..", "a..b", ".a", "-a.test", "a-.test", "a_b.test", "é.test",
+        "evil.test\0.bank.test", "", ".", "..", "a..b", ".a", "-a.test", "a-.test", "é.test",
         "*", "*.com", "a.*.example.com", "*a.example.com", "**.example.com", "*.*.example.com",
         String(repeating: "a", count: 64) + ".test", String(repeating: "a.", count: 127) + "test",
         "1.2.3", "256.1.1.1", "1.2.3.4.5", "01.2.3.4", "1.2.3.04", "123", "1.2.3.4.",

@@ -73,6 +73,21 @@ struct TLSHandshakeLiveTests {
         #expect(h2Only.body == "sni=api.example.test\nalpn=-\n")
     }
 
+    @Test("an SNI name with '_' gets its own certificate; an SNI with '*' fails the handshake, no wildcard leaf made")
+    func sniUnderscoreAndWildcard() throws {
+        let scratch = try CertificateScratch()
+        let context = try TLSServerContext(authority: CertificateAuthority.loadOrCreate(in: scratch.caFolder))
+        let server = try TLSTestServer(context: context, fallback: .name("fallback.test"))
+        defer { server.stop() }
+        let ca = context.authority.certificatePath
+        let underscore = try Self.python(port: server.port, ca: ca, sni: "my_service.example.test")
+        #expect(underscore.san == [["DNS", "my_service.example.test"]])
+        #expect(underscore.body == "sni=my_service.example.test\nalpn=-\n")
+        #expect(throws: (any Error).self) { try Self.python(port: server.port, ca: ca, sni: "*.example.test") }
+        // The server carries on.
+        #expect(try Self.python(port: server.port, ca: ca, sni: "api.example.test").san == [["DNS", "api.example.test"]])
+    }
+
     @Test("the TLS port: without SNI the port's certificate (every loopback name), with SNI one for that name")
     func portCertificateFallback() throws {
         let scratch = try CertificateScratch()
