@@ -592,6 +592,167 @@ def case_admin_load(orrery):
         daemon.close()
 
 
+class Upstream:
+    """Tests/Fixtures/upstream.py on loopback: a real upstream that can stream, drip and fall silent."""
+
+    def __init__(self):
+        self.process = subprocess.Popen([sys.executable, os.path.join(ROOT, "Tests/Fixtures/upstream.py"), "--name", "up"],
+                                        stdout=subprocess.PIPE, text=True)
+        self.port = int(self.process.stdout.readline().split()[1])  # "PORT n"
+
+    def close(self):
+        self.process.kill()
+        self.process.wait()
+
+
+def hosts_for(port):
+    return {"configurations": [{"canonical_host": "api.example.com", "canonical_protocol": "http", "release_key": "PROD",
+                                "hosts": [{"key": "PROD", "host": "%s:%d" % (HOST, port), "protocol": "http"},
+                                          {"key": "USER"}]}]}
+
+
+def figures(pid):
+    """The daemon's resident memory (MB) and open descriptors, from /proc."""
+    with open("/proc/%d/status" % pid) as status:
+        rss = next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
+    return rss / 1024, len(os.listdir("/proc/%d/fd" % pid))
+
+
+def download(port, path, seconds, rate=None, receive_buffer=None):
+    """Reads `path` through the daemon for at most `seconds` (at `rate` bytes/s if given); bytes read, how it ended,
+    and the daemon's peak RSS meanwhile (the caller samples)."""
+    connection = socket.socket()
+    if receive_buffer:
+        connection.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+    connection.settimeout(5)
+    connection.connect((HOST, port))
+    connection.sendall(("GET %s HTTP/1.1\r\nHost: api.example.com\r\nConnection: close\r\n\r\n" % path).encode())
+    received, how, started = 0, "still open", time.time()
+    try:
+        while time.time() - started < seconds:
+            chunk = connection.recv(65536 if rate is None else min(65536, rate // 10))
+            if not chunk:
+                how = "closed"
+                break
+            received += len(chunk)
+            if rate is not None:
+                time.sleep(0.1)
+    except socket.timeout:
+        how = "timed out"
+    except ConnectionResetError:
+        how = "reset"
+    connection.close()
+    return received, how
+
+
+def sampled(pid, action):
+    """Runs `action` while sampling the daemon's RSS every 100 ms; its result and the peak RSS in MB."""
+    import threading
+    peak, done = [0.0], threading.Event()
+
+    def sample():
+        while not done.is_set():
+            peak[0] = max(peak[0], figures(pid)[0])
+            time.sleep(0.1)
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    try:
+        return action(), peak[0]
+    finally:
+        done.set()
+        sampler.join()
+
+
+def case_proxy_stream(orrery):
+    upstream = Upstream()
+    daemon = Daemon(orrery, options=["--upstream-timeout", "1000"], files={"config/hosts.json": hosts_for(upstream.port)})
+    try:
+        pid = daemon.process.pid
+        rss, fds = figures(pid)
+        (received, how), peak = sampled(pid, lambda: download(daemon.port, "/stream?seconds=4", 10))
+        row("an upstream that streams fast", "`GET` of a 4 s chunked stream as fast as loopback carries it, `--upstream-timeout 1000`",
+            "%.0f MB relayed, %s; RSS %.0f MB before, %.0f MB at most" % (received / 1e6, how, rss, peak),
+            received > 100e6 and peak - rss < 64)
+        (received, how), peak = sampled(pid, lambda: download(daemon.port, "/stream?seconds=10&length=1", 3, rate=2_000_000,
+                                                                receive_buffer=65536))
+        time.sleep(1)
+        after_rss, after_fds = figures(pid)
+        row("a client that reads a stream slowly", "the same stream read at 2 MB/s for 3 s, then the client leaves",
+            "RSS %.0f MB at most; descriptors %d before, %d after it left" % (peak, fds, after_fds),
+            peak - rss < 64 and after_fds <= fds)
+        started = time.time()
+        answer, closed = exchange(daemon.port, b"GET /stall?ms=4000 HTTP/1.1\r\nHost: api.example.com\r\n\r\n")
+        row("an upstream that falls silent mid-body", "head and 5 bytes, then 4 s of silence, `--upstream-timeout 1000`",
+            "%s, %d body bytes, %s after %.1f s" % (status_line(answer), len(body(answer)), "closed" if closed else "open",
+                                                    time.time() - started),
+            closed and time.time() - started < 2.5)
+    finally:
+        daemon.close()
+        upstream.close()
+
+
+def case_loops(orrery):
+    upstream = Upstream()
+    daemon = Daemon(orrery, options=["--tunnel-idle-timeout", "1s", "--max-connections", "50"],
+                    files={"config/hosts.json": hosts_for(upstream.port)})
+    try:
+        port = daemon.port
+        answer, _ = exchange(port, ("CONNECT %s:%d HTTP/1.1\r\nHost: x\r\n\r\n" % (HOST, port)).encode(), timeout=2)
+        answer_localhost, _ = exchange(port, ("CONNECT localhost:%d HTTP/1.1\r\nHost: x\r\n\r\n" % port).encode(), timeout=2)
+        fds = figures(daemon.process.pid)[1]
+        row("a CONNECT to the daemon itself", "`CONNECT 127.0.0.1:<own port>` and `CONNECT localhost:<own port>`",
+            "%s; %s; %d descriptors open" % (status_line(answer), status_line(answer_localhost), fds),
+            b"508 Loop Detected" in answer and b"failureReason" in answer and b"508" in answer_localhost)
+        request(port, "PUT", "/__admin/environments/api.example.com",
+                json.dumps({"key": "USER", "host": "%s:%d" % (HOST, port), "protocol": "http"}).encode())
+        request(port, "DELETE", "/__admin/requests")
+        looped = get(port, "/anything")
+        entries = json.loads(body(get(port, "/__admin/requests")))["total"]
+        row("a host map pointing at the daemon", "the active environment's host is the daemon's own address",
+            "%s; %d exchanges journaled" % (status_line(looped), entries), b"508" in status_line(looped).encode() and entries <= 2)
+        started = time.time()
+        answer, closed = exchange(port, ("CONNECT %s:%d HTTP/1.1\r\nHost: x\r\n\r\n" % (HOST, upstream.port)).encode(),
+                                  timeout=5)
+        row("a tunnel nobody uses", "`CONNECT` to a real upstream, then silence, `--tunnel-idle-timeout 1s`",
+            "%s; %s after %.1f s" % (status_line(answer), "closed" if closed else "open", time.time() - started),
+            closed and time.time() - started < 2.5)
+    finally:
+        daemon.close()
+        upstream.close()
+
+
+def case_tls_close(orrery):
+    import ssl
+    probe = socket.socket()
+    probe.bind((HOST, 0))
+    tls_port = probe.getsockname()[1]
+    probe.close()
+    ca_folder = tempfile.mkdtemp(prefix="orrery-hostile-ca-")
+    daemon = Daemon(orrery, options=["--tls-port", str(tls_port), "--ca-dir", ca_folder])
+    try:
+        context = ssl._create_unverified_context()
+        results = []
+        for sent in [b"GET /ok HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", b"GET /ok HTTP/1.0\r\n\r\n",
+                     b"GET /ok HTTP/1.1\r\n\r\n"]:
+            with socket.create_connection((HOST, tls_port), timeout=5) as raw, context.wrap_socket(raw) as tls:
+                tls.sendall(sent)
+                received = b""
+                try:
+                    while True:
+                        chunk = tls.recv(65536)
+                        if not chunk:
+                            break
+                        received += chunk
+                except (socket.timeout, ssl.SSLError, ConnectionResetError):
+                    pass
+            results.append(status_line(received))
+        row("answers that close their connection, on the TLS port", "`Connection: close`, HTTP/1.0, and a 400 (no Host)",
+            "; ".join(results), results[0].endswith("200 OK") and results[1].endswith("200 OK") and "400" in results[2])
+    finally:
+        daemon.close()
+        shutil.rmtree(ca_folder, ignore_errors=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--orrery", help="the orrery binary (default: the debug build)")
@@ -602,7 +763,8 @@ def main():
         orrery = subprocess.run(["swift", "build", "--show-bin-path"], cwd=ROOT, capture_output=True, text=True,
                                 check=True).stdout.strip() + "/orrery"
     for case in [case_regex, case_fds, case_unreadable, case_secrets, case_admin, case_har, case_sigterm,
-                 case_malformed, case_slow, case_templates, case_stub_files, case_admin_load]:
+                 case_malformed, case_slow, case_templates, case_stub_files, case_admin_load, case_proxy_stream,
+                 case_loops, case_tls_close]:
         if arguments.case and case.__name__ not in arguments.case:
             continue
         try:

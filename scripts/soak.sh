@@ -9,6 +9,10 @@
 # templated POST that reads its JSON body, a 4 KB text body that goes out gzip-compressed, a regex stub, and a
 # route no stub answers, proxied to a second orrery daemon as its upstream. Two wrk processes drive it at once,
 # each with a Lua script that walks its paths in turn; the daemon keeps its default journal (10,000 entries).
+# Meanwhile a third client fetches, one after the other, streamed answers from a streaming upstream
+# (Tests/Fixtures/upstream.py): 5 s as fast as loopback carries them, then 3 s read at 1 MB/s and dropped. A
+# recording is on throughout (--record): proxied answers are written as fixtures, streams over
+# --record-body-limit are relayed and not recorded. RSS must stay flat: no answer is ever held whole.
 #
 # Environment (all optional):
 #   ORRERY_BIN         use this orrery binary instead of building one with scripts/build-release.sh
@@ -17,6 +21,8 @@
 #   SOAK_CONNECTIONS   connections of each wrk process (default 32)
 #   SOAK_THREADS       the daemon's --threads (default: its own default, one per core)
 #   SOAK_OUT           folder for samples.csv, the wrk outputs and the daemons' logs (default .build/soak)
+#   SOAK_STREAMS       0 leaves out the streaming upstream (default 1)
+#   SOAK_RECORD        0 leaves the recording off (default 1)
 #
 # Everything listens on 127.0.0.1 only; both daemons and both wrk processes are stopped on exit.
 set -euo pipefail
@@ -33,6 +39,8 @@ log() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'soak.sh: error: %s\n' "$*" >&2; exit 1; }
 command -v wrk >/dev/null || die "wrk is not installed (apt-get install wrk)"
 command -v curl >/dev/null || die "curl is not installed"
+STREAMS=${SOAK_STREAMS:-1}
+RECORD=${SOAK_RECORD:-1}
 
 ORRERY=${ORRERY_BIN:-}
 if [[ -z $ORRERY ]]; then
@@ -78,9 +86,27 @@ YAML
 read -r UPSTREAM_PID UPSTREAM_PORT < <(start upstream "$ORRERY" serve --stubs "$OUT/upstream-stubs" \
     --config "$OUT/upstream-stubs" --no-proxy --threads 1 --journal-entries 0)
 
+# The streaming upstream: Python's, which streams as long as asked.
+STREAM_PORT=1
+RECORD_OPTION=()
+if ((STREAMS)); then
+    python3 Tests/Fixtures/upstream.py --name stream >"$OUT/stream-upstream.log" 2>&1 &
+    STREAM_PID=$!
+    PIDS+=("$STREAM_PID")
+    deadline=$((SECONDS + 15))
+    until grep -q '^PORT ' "$OUT/stream-upstream.log" 2>/dev/null; do
+        ((SECONDS < deadline)) || die "the streaming upstream did not start"
+        sleep 0.1
+    done
+    STREAM_PORT=$(awk '/^PORT / { print $2; exit }' "$OUT/stream-upstream.log")
+fi
+((RECORD == 0)) || RECORD_OPTION=(--record "$OUT/recording")
+
 cat >"$OUT/config/hosts.json" <<JSON
-{"configurations": [{"canonical_host": "upstream.soak", "canonical_protocol": "http", "release_key": "PROD",
-  "hosts": [{"key": "PROD", "host": "$HOST:$UPSTREAM_PORT", "protocol": "http"}]}]}
+{"configurations": [{"canonical_host": "upstream.soak", "canonical_protocol": "http", "release_key": "PROD", "default": true,
+  "hosts": [{"key": "PROD", "host": "$HOST:$UPSTREAM_PORT", "protocol": "http"}]},
+ {"canonical_host": "stream.soak", "canonical_protocol": "http", "release_key": "PROD",
+  "hosts": [{"key": "PROD", "host": "$HOST:$STREAM_PORT", "protocol": "http"}]}]}
 JSON
 awk 'BEGIN { for (i = 0; i < 100; i++) printf "line %03d: the quick brown fox jumps over the lazy dog, again and again.\n", i }' \
     >"$OUT/stubs/bodies/large.txt"
@@ -111,7 +137,7 @@ YAML
 THREAD_OPTION=()
 [[ -z ${SOAK_THREADS:-} ]] || THREAD_OPTION=(--threads "$SOAK_THREADS")
 read -r ORRERY_PID PORT < <(start orrery "$ORRERY" serve --stubs "$OUT/stubs" --config "$OUT/config" \
-    ${THREAD_OPTION[@]+"${THREAD_OPTION[@]}"})
+    ${THREAD_OPTION[@]+"${THREAD_OPTION[@]}"} ${RECORD_OPTION[@]+"${RECORD_OPTION[@]}"})
 log "orrery (pid $ORRERY_PID) on $HOST:$PORT, its upstream (pid $UPSTREAM_PID) on $HOST:$UPSTREAM_PORT"
 
 # Every path answers as it should before the load starts.
@@ -128,6 +154,7 @@ check 201 -X POST -H 'Content-Type: application/json' -d '{"items":[{"sku":"A-1"
 check 200 -H 'Accept-Encoding: gzip' "http://$HOST:$PORT/large"
 check 200 "http://$HOST:$PORT/search/abc?q=12"
 check 200 "http://$HOST:$PORT/upstream/items/3"
+((STREAMS == 0)) || check 200 -H 'Host: stream.soak' "http://$HOST:$PORT/drip?ms=10&count=3"
 
 cat >"$OUT/reads.lua" <<'LUA'
 -- GET paths in turn: static, templated, gzip, regex and proxied.
@@ -176,6 +203,19 @@ timeout $((DURATION + 60)) wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" --timeout 1
     "http://$HOST:$PORT" >"$OUT/writes.wrk" 2>&1 &
 WRITES=$!
 PIDS+=("$READS" "$WRITES")
+if ((STREAMS)); then
+    # One stream after another until the load ends: fast, then slow and abandoned. Bytes per stream in streams.txt.
+    (
+        end=$((SECONDS + DURATION))
+        while ((SECONDS < end)); do
+            curl -s -o /dev/null -w 'fast %{size_download}\n' --max-time 20 -H 'Host: stream.soak' \
+                "http://$HOST:$PORT/stream?seconds=5" || true
+            curl -s -o /dev/null -w 'slow %{size_download}\n' --max-time 3 --limit-rate 1M -H 'Host: stream.soak' \
+                "http://$HOST:$PORT/stream?seconds=10&length=1" || true
+        done
+    ) >"$OUT/streams.txt" 2>&1 &
+    PIDS+=("$!")
+fi
 while kill -0 "$READS" 2>/dev/null || kill -0 "$WRITES" 2>/dev/null; do
     sleep "$INTERVAL"
     kill -0 "$ORRERY_PID" 2>/dev/null || die "orrery exited under load; see $OUT/orrery.log"
@@ -213,4 +253,11 @@ read -r writes write_errors write_non2xx < <(wrk_numbers "$OUT/writes.wrk")
          }' "$CSV"
     echo "requests: $reads GET (static, templated, gzip, regex, proxied) + $writes POST/miss = $((reads + writes))"
     echo "socket errors: $((read_errors + write_errors)); non-2xx/3xx: $read_non2xx GET, $write_non2xx POST/miss (every 20th is a 404 miss by design)"
+    if ((RECORD)); then
+        echo "recorded fixtures: $(find "$OUT/recording" -name '*.yaml' 2>/dev/null | wc -l); answers not recorded (over --record-body-limit): $(grep -c 'not recorded' "$OUT/orrery.log" || true)"
+    fi
+    if ((STREAMS)); then
+        awk '$1 == "fast" { fast++; bytes += $2 } $1 == "slow" { slow++; bytes += $2 }
+             END { printf "streams: %d fast (5 s each) and %d slow, %.1f GB relayed in all\n", fast, slow, bytes / 1e9 }' "$OUT/streams.txt"
+    fi
 } | tee "$OUT/summary.txt"

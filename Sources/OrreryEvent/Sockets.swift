@@ -45,6 +45,20 @@ extension Sockets {
         }
     }
 
+    /// The port a socket is bound to; nil when it cannot be read.
+    static func localPort(of fd: Int32) -> Int? {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        return withUnsafeMutablePointer(to: &storage) { pointer -> Int? in
+            let found = pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) == 0 }
+            guard found else { return nil }
+            if Int32(pointer.pointee.ss_family) == AF_INET6 {
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) }
+            }
+            return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
+        }
+    }
+
     /// An IPv4 or IPv6 address as text (`127.0.0.1`, `::1`), without its port.
     static func text(of address: UnsafePointer<sockaddr>) -> String {
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))

@@ -121,8 +121,14 @@ struct Serve: ParsableCommand {
     @Option(help: ArgumentHelp("Milliseconds to wait for an upstream connection (TCP and TLS).", valueName: "ms"))
     var connectTimeout = 5_000
 
-    @Option(help: ArgumentHelp("Milliseconds to wait for an upstream's whole response; then 504.", valueName: "ms"))
+    @Option(
+        help: ArgumentHelp(
+            "Milliseconds an upstream may stay silent: before its response head (then 504), and between bytes of its body (then the answer is cut); a body that keeps flowing is not cut.",
+            valueName: "ms"))
     var upstreamTimeout = 30_000
+
+    @Option(help: ArgumentHelp("Close a CONNECT tunnel that carried nothing either way this long (ms, or 30s, 5m).", valueName: "time"))
+    var tunnelIdleTimeout = Milliseconds(300_000)
 
     @Option(help: ArgumentHelp("DNS server (host:port) for upstream names, instead of /etc/resolv.conf's.", valueName: "address"))
     var dnsServer: String?
@@ -135,6 +141,9 @@ struct Serve: ParsableCommand {
 
     @Option(help: ArgumentHelp("Bytes of each request and response body the journal captures.", valueName: "bytes"))
     var journalBodyLimit = 64 * 1024
+
+    @Option(help: ArgumentHelp("Largest answer body a recording writes as a fixture; larger answers are relayed but not recorded.", valueName: "bytes"))
+    var recordBodyLimit = 16 * 1024 * 1024
 
     @Option(help: ArgumentHelp("Bytes a response template may render per request; more is a 500 saying so.", valueName: "bytes"))
     var templateMaxBytes = TemplateBudget.defaultMaximumBytes
@@ -178,7 +187,8 @@ struct Serve: ParsableCommand {
         }
         if let threads, !(1...256).contains(threads) { throw ValidationError("--threads must be between 1 and 256.") }
         guard watchInterval >= 0 else { throw ValidationError("--watch-interval must not be negative.") }
-        guard connectTimeout > 0, upstreamTimeout > 0 else { throw ValidationError("Timeouts must be positive.") }
+        guard connectTimeout > 0, upstreamTimeout > 0, tunnelIdleTimeout.milliseconds > 0 else { throw ValidationError("Timeouts must be positive.") }
+        guard recordBodyLimit >= 0 else { throw ValidationError("--record-body-limit must not be negative.") }
         if let upstreamCa, !FileManager.default.isReadableFile(atPath: upstreamCa) {
             throw ValidationError("--upstream-ca \(upstreamCa) cannot be read.")
         }
@@ -244,6 +254,8 @@ struct Serve: ParsableCommand {
         configuration.journal.maximumEntries = journalEntries
         configuration.journal.maximumBytes = journalBytes
         configuration.journal.maximumBodyBytes = journalBodyLimit
+        configuration.recordBodyLimit = recordBodyLimit
+        configuration.http.tunnelIdleTimeoutMilliseconds = tunnelIdleTimeout.milliseconds
         configuration.templateBudget.maximumBytes = templateMaxBytes
         configuration.redactedHeaders = redaction.headers
         configuration.redactedQueryParameters = redaction.queryParameters

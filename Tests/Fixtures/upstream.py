@@ -10,6 +10,10 @@ Prints "PORT <n>" once listening, then serves until killed:
   /gzip              a gzip-encoded JSON body
   /slow?ms=N         answers after N milliseconds
   /reset             promises 1000 bytes, sends 10, and closes the connection
+  /stream?seconds=N  a chunked body of 64 KiB chunks, written as fast as the reader takes them, for N seconds
+                     (&length=1 frames it with a Content-Length far larger than what is sent, then closes)
+  /drip?ms=M&count=K a chunked body: K small chunks, one every M milliseconds
+  /stall?ms=M        the head and a first chunk, then M milliseconds of silence, then the end
   /status/N          an empty response with status N
   /rec/...           what recording must keep exactly: json, text (UTF-8), image.png (binary), deflate,
                      redirect (302), etag (304 when If-None-Match matches), cookies (two Set-Cookie),
@@ -91,6 +95,59 @@ class Handler(BaseHTTPRequestHandler):
                 return
             self.served = True
             self.send(200, b"ok", [("Content-Type", "text/plain")])
+        elif url.path == "/stream":
+            seconds = float(query.get("seconds", ["3"])[0])
+            with_length = query.get("length", ["0"])[0] == "1"
+            piece = b"x" * 65536
+            self.send_response(200)
+            self.send_header("Content-Type", "application/octet-stream")
+            if with_length:
+                self.send_header("Content-Length", str(1 << 40))
+            else:
+                self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            chunk = piece if with_length else b"%x\r\n%s\r\n" % (len(piece), piece)
+            end = time.monotonic() + seconds
+            try:
+                while time.monotonic() < end:
+                    self.wfile.write(chunk)
+                if not with_length:
+                    self.wfile.write(b"0\r\n\r\n")
+                self.wfile.flush()
+            except OSError:
+                pass
+            self.close_connection = True
+        elif url.path == "/drip":
+            delay = int(query.get("ms", ["100"])[0]) / 1000
+            count = int(query.get("count", ["10"])[0])
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            self.wfile.flush()
+            try:
+                for index in range(count):
+                    time.sleep(delay)
+                    self.wfile.write(b"2\r\n%02d\r\n" % (index % 100))
+                    self.wfile.flush()
+                self.wfile.write(b"0\r\n\r\n")
+                self.wfile.flush()
+            except OSError:
+                self.close_connection = True
+        elif url.path == "/stall":
+            delay = int(query.get("ms", ["1000"])[0]) / 1000
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            self.wfile.write(b"5\r\nfirst\r\n")
+            self.wfile.flush()
+            time.sleep(delay)
+            try:
+                self.wfile.write(b"4\r\nlast\r\n0\r\n\r\n")
+                self.wfile.flush()
+            except OSError:
+                self.close_connection = True
         elif url.path == "/reset":
             self.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n0123456789")
             self.wfile.flush()

@@ -106,4 +106,37 @@ struct HTTP1ResponseParsingTests {
             _ = try parse("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nab", piece: 4, atEnd: true)
         }
     }
+
+    @Test("Streaming: the body comes out in pieces that point into the input, whole or a byte at a time, never collected")
+    func streamsBody() throws {
+        for text in [
+            "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n0123456789",
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\n0123\r\n6\r\n456789\r\n0\r\n\r\n",
+        ] {
+            for piece in [text.utf8.count, 1, 7] {
+                var parser = HTTP1Parser(requestMethod: "GET")
+                parser.streamsBody = true
+                var body: [UInt8] = []
+                var pending: [UInt8] = []
+                for start in stride(from: 0, to: text.utf8.count, by: piece) {
+                    pending += Array(text.utf8).dropFirst(start).prefix(piece)
+                    var used = 0
+                    while used < pending.count, !parser.isComplete {
+                        let count = try pending.withUnsafeBytes { bytes in
+                            let rest = UnsafeRawBufferPointer(rebasing: bytes[used...])
+                            let count = try parser.parse(rest)
+                            if let range = parser.bodyPiece { body += rest[range] }
+                            return count
+                        }
+                        if count == 0 { break }
+                        used += count
+                    }
+                    pending.removeFirst(used)
+                }
+                #expect(parser.isComplete, "\(text) in pieces of \(piece)")
+                #expect(String(decoding: body, as: UTF8.self) == "0123456789")
+                #expect(parser.takeBody().isEmpty)
+            }
+        }
+    }
 }

@@ -72,6 +72,36 @@ struct HTTPSLiveTests {
         }
     }
 
+    @Test("on the TLS port an answer that closes its connection reaches the client before the close")
+    func answersBeforeCloseOnTLS() async throws {
+        try await Self.with { server, ca in
+            let port = try #require(server.daemon.tlsPort)
+            let url = "https://127.0.0.1:\(port)/hello"
+            let host = ["-H", "Host: api.example.test"]
+            let closing = try Curl.run(["-s", "--cacert", ca, "-H", "Connection: close"] + host + [url])
+            #expect(closing == #"{"hello":"tls"}"#)
+            let old = try Curl.run(["-s", "--cacert", ca, "--http1.0"] + host + [url])
+            #expect(old == #"{"hello":"tls"}"#)
+            // An error Orrery closes after (400 for a request without Host) arrives whole too.
+            let script = """
+                import socket, ssl, sys
+                context = ssl.create_default_context(cafile=sys.argv[2])
+                context.check_hostname = False
+                with socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10) as raw:
+                    with context.wrap_socket(raw) as tls:
+                        tls.sendall(b"GET / HTTP/1.1\\r\\n\\r\\n")
+                        data = b""
+                        while True:
+                            piece = tls.recv(65536)
+                            if not piece: break
+                            data += piece
+                print(data.split(b"\\r\\n")[0].decode())
+                """
+            let output = try ClientProcess.run("python3", ["-c", script, String(port), ca], timeout: 30)
+            #expect(String(decoding: output, as: UTF8.self) == "HTTP/1.1 400 Bad Request\n")
+        }
+    }
+
     @Test("the TLS port serves what the main port serves, and /__admin/ca.pem is the CA")
     func tlsPort() async throws {
         try await Self.with { server, ca in

@@ -1,4 +1,5 @@
 import Foundation
+import OrreryEvent
 import OrreryServer
 import Testing
 
@@ -80,6 +81,87 @@ struct TunnelLiveTests {
         server.stop()
         stopped = true
         #expect(tunnel.readToEnd().closed)
+    }
+
+    @Test("no loops through the daemon: a CONNECT to its own ports (main, session, by localhost) and a request back to it are 508")
+    func loops() async throws {
+        let plain = try FixtureProcess.upstream(name: "plain")
+        let map = hostMap([("PROD", "127.0.0.1:\(plain.port)", "http"), ("USER", nil, "http")])
+        try await LiveServer.with(files: ["config/hosts.json": map]) { (server: LiveServer) async throws in
+            let session = try await SessionLiveTests.open(server, name: "looped")
+            let connection = try RawConnection(port: server.port)
+            for target in ["127.0.0.1:\(server.port)", "localhost:\(server.port)", "127.0.0.1:\(session.port)"] {
+                connection.send("CONNECT \(target) HTTP/1.1\r\nHost: \(target)\r\n\r\n")
+                let answer = try Self.readResponse(from: connection)
+                #expect(answer.hasPrefix("HTTP/1.1 508 Loop Detected"), "\(target): \(answer.prefix(200))")
+                #expect(answer.contains("X-Orrery-Error: loopDetected"))
+                #expect(answer.contains("\"failureReason\""))
+            }
+            // The connection goes on, and a CONNECT elsewhere still works.
+            connection.send("CONNECT 127.0.0.1:\(plain.port) HTTP/1.1\r\nHost: x\r\n\r\nGET /echo HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            let after = String(decoding: connection.readToEnd().0, as: UTF8.self)
+            #expect(after.contains("\"name\": \"plain\""))
+
+            // A host map that points back at the daemon: the request comes back with its Via and is refused at once.
+            let switched = try await server.request(
+                "PUT", "/__admin/environments/api.example.com",
+                body: Data(#"{"key": "USER", "host": "127.0.0.1:\#(server.port)", "protocol": "http"}"#.utf8))
+            #expect(switched.status == 200, "\(switched.text)")
+            let looped = try await server.request("/anything")
+            #expect(looped.status == 508)
+            #expect(looped.header("X-Orrery-Error") == "loopDetected")
+            // Two exchanges in the journal (the one sent and the one that came back), not a hundred.
+            let journal = try await server.request("/__admin/requests").json()
+            #expect((journal["requests"] as? [Any])?.count == 2)
+        }
+    }
+
+    @Test("a tunnel with no traffic either way closes after --tunnel-idle-timeout; one with traffic stays")
+    func idleTunnel() async throws {
+        let plain = try FixtureProcess.upstream(name: "plain")
+        try await LiveServer.with(
+            files: ["config/hosts.json": hostMap([("PROD", "127.0.0.1:\(plain.port)", "http")])],
+            configure: { $0.http.tunnelIdleTimeoutMilliseconds = 600 }
+        ) { (server: LiveServer) async throws in
+            let busy = try RawConnection(port: server.port)
+            let idle = try RawConnection(port: server.port)
+            for tunnel in [busy, idle] {
+                tunnel.send("CONNECT 127.0.0.1:\(plain.port) HTTP/1.1\r\nHost: x\r\n\r\n")
+                #expect(tunnel.read(through: "\r\n\r\n") == "HTTP/1.1 200 Connection Established\r\n\r\n")
+            }
+            // The busy one sends a request every 200 ms for 1.2 s: never idle for 600 ms.
+            for round in 1...6 {
+                busy.send("GET /echo/\(round) HTTP/1.1\r\nHost: tunnelled\r\n\r\n")
+                #expect(try Self.readResponse(from: busy).contains("\"path\": \"/echo/\(round)\""))
+                try await Task.sleep(for: .milliseconds(200))
+            }
+            #expect(idle.readToEnd().closed)
+            busy.send("GET /echo/last HTTP/1.1\r\nHost: tunnelled\r\n\r\n")
+            #expect(try Self.readResponse(from: busy).contains("/echo/last"))
+        }
+    }
+
+    @Test("open tunnels count against --max-connections: at the limit the daemon stops accepting until one closes")
+    func tunnelsCount() async throws {
+        let plain = try FixtureProcess.upstream(name: "plain")
+        try await LiveServer.with(
+            files: ["config/hosts.json": hostMap([("PROD", "127.0.0.1:\(plain.port)", "http")])], threads: 1,
+            configure: { $0.http.maxConnectionsPerLoop = 2 }
+        ) { (server: LiveServer) async throws in
+            var tunnels: [RawConnection] = []
+            for _ in 0..<2 {
+                let tunnel = try RawConnection(port: server.port)
+                tunnel.send("CONNECT 127.0.0.1:\(plain.port) HTTP/1.1\r\nHost: x\r\n\r\n")
+                #expect(tunnel.read(through: "\r\n\r\n") == "HTTP/1.1 200 Connection Established\r\n\r\n")
+                tunnels.append(tunnel)
+            }
+            // A third client waits in the backlog, unanswered, while both tunnels are open.
+            let third = try RawConnection(port: server.port, timeout: 1)
+            third.send("GET /echo HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(third.read(through: "\r\n\r\n") == nil)
+            tunnels[0].close()
+            #expect(third.read(through: "\r\n\r\n")?.hasPrefix("HTTP/1.1 200") == true)
+        }
     }
 
     @Test("a refused CONNECT says why, framed so the connection goes on: closed port 502, no port 400, forwarding off 404")

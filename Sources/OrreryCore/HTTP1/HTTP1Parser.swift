@@ -64,6 +64,12 @@ public struct HTTP1Parser {
     /// A request's `Expect` value, trimmed; nil when there is none.
     public private(set) var expectation: String?
 
+    /// When true the body is not collected: `parse` returns after each piece of it, with the piece's place in what
+    /// it was given in `bodyPiece`, for a reader that passes a body on as it arrives (the proxy).
+    public var streamsBody = false
+    /// The body bytes the last `parse` came upon (streaming only), as offsets into the bytes it was given.
+    public private(set) var bodyPiece: Range<Int>?
+
     private var state = State.startLine
     private var headBytes = 0
     private var isHeadRequest = false
@@ -105,6 +111,7 @@ public struct HTTP1Parser {
         // Typed bytes: copies out of them are memcpy, where raw ones would go a byte at a time.
         let bytes = UnsafeBufferPointer(start: raw.baseAddress?.assumingMemoryBound(to: UInt8.self), count: raw.count)
         var offset = 0
+        bodyPiece = nil
         while offset < bytes.count {
             switch state {
             case .startLine, .headers, .chunkSize, .chunkDataEnd, .trailers:
@@ -115,15 +122,27 @@ public struct HTTP1Parser {
                 if wasHead && hasHead { return offset }
             case .body(let remaining):
                 let count = min(remaining, bytes.count - offset)
+                state = remaining == count ? .complete : .body(remaining: remaining - count)
+                if streamsBody {
+                    bodyPiece = offset..<offset + count
+                    return offset + count
+                }
                 body.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[offset..<offset + count]))
                 offset += count
-                state = remaining == count ? .complete : .body(remaining: remaining - count)
             case .chunkData(let remaining):
                 let count = min(remaining, bytes.count - offset)
+                state = remaining == count ? .chunkDataEnd : .chunkData(remaining: remaining - count)
+                if streamsBody {
+                    bodyPiece = offset..<offset + count
+                    return offset + count
+                }
                 body.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[offset..<offset + count]))
                 offset += count
-                state = remaining == count ? .chunkDataEnd : .chunkData(remaining: remaining - count)
             case .untilClose:
+                if streamsBody {
+                    bodyPiece = offset..<bytes.count
+                    return bytes.count
+                }
                 body.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[offset...]))
                 offset = bytes.count
             case .complete:
@@ -470,7 +489,7 @@ public struct HTTP1Parser {
         }
         if let length {
             contentLength = length
-            body.reserveCapacity(min(length, 16 << 20))
+            if !streamsBody { body.reserveCapacity(min(length, 16 << 20)) }
             state = length == 0 ? .complete : .body(remaining: length)
             return
         }

@@ -7,14 +7,27 @@ public enum ProxyHeaders {
         "transfer-encoding", "upgrade",
     ]
 
-    /// Orrery's `Via` entry.
+    /// Orrery's `Via` entry (on answers; requests name the daemon, see `requestVia`).
     public static let via = "1.1 orrery"
+
+    /// A daemon's `Via` entry on the requests it forwards: `1.1 orrery-` and a token of its own, so that a request
+    /// that comes back to the daemon that sent it is told apart from one another Orrery relayed.
+    public static func requestVia(token: String) -> String { "1.1 orrery-" + token }
+
+    /// Whether a request's `Via` shows it already passed the daemon whose entry is `entry`.
+    public static func hasPassed(_ headers: HTTPHeaders, entry: String) -> Bool {
+        headers.entries.contains { name, value in
+            name.utf8.count == 3 && name.equalsIgnoringASCIICase("Via")
+                && value.split(separator: ",").contains { $0.trimmingCharacters(in: " \t") == entry }
+        }
+    }
 
     /// The headers to send upstream for a client's request: `Host` first, naming the upstream, then the client's
     /// end-to-end fields in order, then `X-Forwarded-For` and `Via` with this hop added.
     /// - Parameter injected: resolved header values (secrets) that replace any the client sent.
+    /// - Parameter via: this daemon's entry (`requestVia`).
     public static func upstreamRequest(
-        _ headers: HTTPHeaders, upstream: Upstream, clientAddress: String, injected: [(String, String)]
+        _ headers: HTTPHeaders, upstream: Upstream, clientAddress: String, injected: [(String, String)], via entry: String = via
     ) -> HTTPHeaders {
         // One pass into one array: this runs for every proxied request.
         var result = HTTPHeaders()
@@ -45,7 +58,7 @@ public enum ProxyHeaders {
         if !clientAddress.isEmpty {
             result.add("X-Forwarded-For", forwarded.map { $0 + ", " + clientAddress } ?? clientAddress)
         }
-        result.add("Via", via.map { $0 + ", " + Self.via } ?? Self.via)
+        result.add("Via", via.map { $0 + ", " + entry } ?? entry)
         for (name, value) in injected { result.set(name, value) }
         return result
     }

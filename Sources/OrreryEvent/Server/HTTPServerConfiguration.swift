@@ -26,6 +26,8 @@ public struct HTTPServerConfiguration: Sendable {
     public var lingerMilliseconds = 2_000
     /// Connections open at once on each event loop; at the limit a loop stops accepting until one closes.
     public var maxConnectionsPerLoop = 10_000
+    /// A `CONNECT` tunnel that carries nothing either way for this many milliseconds is closed.
+    public var tunnelIdleTimeoutMilliseconds = 300_000
 
     public init() {}
 

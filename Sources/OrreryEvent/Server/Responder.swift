@@ -79,6 +79,17 @@ public struct Responder {
         connection.startStream(status: status, headers: headers, number: number, maximumQueuedBytes: maximumQueuedBytes)
     }
 
+    /// Starts relaying an answer whose body arrives in pieces (a proxied one): with `contentLength` as given when it
+    /// is known, else chunked (HTTP/1.0: until the connection closes). The writer paces itself through
+    /// `ResponseStream.queuedBytes` and its observer. Nil when the client has gone.
+    public func startRelay(status: Int, reason: String, headers: HTTPHeaders, contentLength: Int?) -> ResponseStream? {
+        let stream = connection.startStream(
+            status: status, reason: reason, headers: headers, contentLength: contentLength, number: number,
+            maximumQueuedBytes: Int.max)
+        stream?.isCutWhenServerStops = true
+        return stream
+    }
+
     /// Calls `observer` when the connection ends, however it ends (at once if it has).
     public func whenClosed(_ observer: @escaping () -> Void) {
         connection.whenClosed(observer)

@@ -104,8 +104,10 @@ extension ServerConnection {
         }
     }
 
-    /// Sends close_notify (libevent never does) and closes once everything, the filter's underlying output
-    /// included, has reached the socket: freeing earlier would drop the end of the answer.
+    /// Sends close_notify (libevent never does) once the answer has been encrypted, and closes once everything, the
+    /// filter's underlying output included, has reached the socket: freeing earlier would drop the end of the
+    /// answer. close_notify goes out only after the TLS bufferevent has handed all of its output to OpenSSL: sent
+    /// before, it would end the TLS stream ahead of the answer still queued, and the client would read nothing.
     func closeTLSOnceWritten() {
         guard let tls else {
             close()
@@ -113,10 +115,13 @@ extension ServerConnection {
         }
         if !isClosingTLS {
             isClosingTLS = true
-            if let ssl = bufferevent_openssl_get_ssl(tls) { SSL_shutdown(ssl) }
             deadline = worker.now + worker.configuration.lingerMilliseconds
         }
-        if queuedInBufferevent == 0 || worker.now >= deadline {
+        if !isTLSShutDown, let output = bufferevent_get_output(tls), evbuffer_get_length(output) == 0 {
+            isTLSShutDown = true
+            if let ssl = bufferevent_openssl_get_ssl(tls) { SSL_shutdown(ssl) }
+        }
+        if (isTLSShutDown && queuedInBufferevent == 0) || worker.now >= deadline {
             close()
             return
         }

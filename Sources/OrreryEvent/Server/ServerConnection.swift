@@ -27,8 +27,10 @@ final class ServerConnection {
     var tls: OpaquePointer?
     /// The TLS handshake is under way (its deadline is the header timeout's).
     var isHandshaking = false
-    /// close_notify has been sent; the connection closes once its output has drained.
+    /// The connection closes once its output has drained (close_notify goes out when the answer is encrypted).
     var isClosingTLS = false
+    /// close_notify has been handed to OpenSSL.
+    var isTLSShutDown = false
     /// For a tunnel Orrery intercepts: the host and port its client asked for.
     var interceptedAuthority: String?
     var readEvent: OpaquePointer?
@@ -288,15 +290,24 @@ final class ServerConnection {
 
     // MARK: - Streamed answers
 
-    func startStream(status: Int, headers: HTTPHeaders, number: Int, maximumQueuedBytes: Int) -> ResponseStream? {
+    /// - Parameter contentLength: the body's length when it is known (a relayed answer's): sent as it is, unframed.
+    func startStream(
+        status: Int, reason: String = "", headers: HTTPHeaders, contentLength: Int? = nil, number: Int, maximumQueuedBytes: Int
+    ) -> ResponseStream? {
         guard !isClosed, number == requestNumber, !isAnswered else { return nil }
         isAnswered = true
         // HTTP/1.0 has no chunked coding: the body runs to the end of the connection, which then closes.
-        let isChunked = context.minorVersion == 1
-        let closes = !isChunked || machine.closesAfterResponse(closesConnection: false)
-        output.append(HTTP1Encoder.streamHead(status: status, headers: headers, isChunked: isChunked))
-        output.append(worker.tails.tail(hasOwnDate: headers.contains("Date"), connection: closes ? .close : .none))
-        let stream = ResponseStream(connection: self, isChunked: isChunked, maximumQueuedBytes: maximumQueuedBytes)
+        let isChunked = context.minorVersion == 1 && contentLength == nil
+        let closes = (!isChunked && contentLength == nil) || machine.closesAfterResponse(closesConnection: false)
+        if let contentLength {
+            output.append(HTTP1Encoder.responseHead(status: status, reason: reason, headers: headers, contentLength: contentLength).bytes)
+        } else {
+            output.append(HTTP1Encoder.streamHead(status: status, headers: headers, isChunked: isChunked))
+        }
+        let field: HTTP1Encoder.ConnectionField = closes ? .close : (context.minorVersion == 0 ? .keepAlive : .none)
+        output.append(worker.tails.tail(hasOwnDate: headers.contains("Date"), connection: field))
+        let stream = ResponseStream(
+            connection: self, isChunked: isChunked, closesConnection: closes, maximumQueuedBytes: maximumQueuedBytes)
         self.stream = stream
         if !isDispatching { flush() }
         return stream
@@ -315,11 +326,11 @@ final class ServerConnection {
         return true
     }
 
-    func streamFinished(lastChunk: [UInt8]?) {
+    func streamFinished(lastChunk: [UInt8]?, closesConnection: Bool) {
         guard !isClosed, stream != nil else { return }
         stream = nil
         if let lastChunk { output.append(lastChunk) }
-        queued(closesConnection: lastChunk == nil)
+        queued(closesConnection: closesConnection)
     }
 
     /// Whether so much waits to be written that the next pipelined request should wait for it to drain. A large
@@ -367,6 +378,7 @@ final class ServerConnection {
     func outputDrained() {
         guard !isClosed else { return }
         noteActivity()
+        stream?.drained()
         if machine.state == .closing || machine.state == .closed {
             closeOnceWritten()
             return
@@ -417,7 +429,7 @@ final class ServerConnection {
     func beginShutdown() {
         guard !isClosed else { return }
         process(machine.beginShutdown())
-        stream?.finish()
+        stream?.serverStopping()
         flush()
     }
 

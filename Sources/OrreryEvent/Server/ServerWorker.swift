@@ -17,6 +17,8 @@ final class ServerWorker {
     private var listeners: [Listener] = []
     private var connections: [ObjectIdentifier: ServerConnection] = [:]
     private var tunnels: [ObjectIdentifier: Tunnel] = [:]
+    /// Tunnels that took their client's connection over: they count against the connection limit as it did.
+    private var openTunnels = 0
     private var isAcceptPaused = false
     private var acceptPauseMilliseconds = 0
     private var isAtConnectionLimit = false
@@ -81,7 +83,7 @@ final class ServerWorker {
         guard let connection = made else { return }
         connections[ObjectIdentifier(connection)] = connection
         acceptPauseMilliseconds = 0
-        if connections.count >= configuration.maxConnectionsPerLoop, !isAtConnectionLimit {
+        if openCount >= configuration.maxConnectionsPerLoop, !isAtConnectionLimit {
             isAtConnectionLimit = true
             setListening(false)
             onEvent(.connectionLimitReached(loop: index, limit: configuration.maxConnectionsPerLoop))
@@ -124,7 +126,14 @@ final class ServerWorker {
 
     func connectionClosed(_ connection: ServerConnection) {
         connections[ObjectIdentifier(connection)] = nil
-        if isAtConnectionLimit, connections.count < configuration.maxConnectionsPerLoop {
+        resumeAcceptingBelowLimit()
+    }
+
+    /// Connections and open tunnels: what `--max-connections` bounds.
+    private var openCount: Int { connections.count + openTunnels }
+
+    private func resumeAcceptingBelowLimit() {
+        if isAtConnectionLimit, openCount < configuration.maxConnectionsPerLoop {
             isAtConnectionLimit = false
             setListening(true)
         }
@@ -143,8 +152,30 @@ final class ServerWorker {
         tunnel.start(resolvingWith: client)
     }
 
-    func tunnelFreed(_ tunnel: Tunnel) {
+    /// A tunnel took its client's connection over (which `connectionClosed` no longer counts).
+    func tunnelOpened() {
+        openTunnels += 1
+    }
+
+    func tunnelFreed(_ tunnel: Tunnel, wasOpen: Bool) {
         tunnels[ObjectIdentifier(tunnel)] = nil
+        if wasOpen { openTunnels -= 1 }
+        resumeAcceptingBelowLimit()
+    }
+
+    /// Whether `address` (as resolved, numeric) and `port` reach this server itself: a port it listens on, at a
+    /// loopback address, the address it is bound to, or any address when it is bound to all of them. A `CONNECT`
+    /// there would tunnel back into the daemon (and one inside it again, until the descriptors run out).
+    func isOwnAddress(_ address: String, port: Int) -> Bool {
+        let listening = listeners.contains { listener in
+            guard let handle = listener.handle else { return false }
+            return Sockets.localPort(of: evconnlistener_get_fd(handle)) == port
+        }
+        guard listening else { return false }
+        let host = configuration.host
+        let isLoopback = address.hasPrefix("127.") || address == "::1" || address.hasPrefix("::ffff:127.")
+        let isWildcard = host == "0.0.0.0" || host == "::" || host.isEmpty
+        return isLoopback || isWildcard || address == host || (host == "localhost" && isLoopback)
     }
 
     // MARK: - Stopping

@@ -3,7 +3,9 @@ import Glibc
 import OrreryCore
 
 /// A `CONNECT` tunnel: once the upstream accepts the TCP connection, the client's connection stops being HTTP and
-/// bytes are copied both ways, unchanged, until either side closes.
+/// bytes are copied both ways, unchanged, until either side closes or nothing passes either way for the tunnel idle
+/// timeout. A target that is the daemon itself is refused (a loop), and an open tunnel counts against the
+/// connection limit as the connection it took over did.
 ///
 /// Until the upstream accepts, the client's connection is still HTTP (a failure is answered on it); then the tunnel
 /// takes the connection's bufferevent over, with any bytes the client sent behind its `CONNECT` (a TLS hello), and
@@ -28,6 +30,13 @@ final class Tunnel {
     private var totals = TunnelTotals()
     private var isFreed = false
     private var connectDeadline: OneShotTimer?
+    /// Closes the tunnel once nothing has passed for the idle timeout; fires at the first time it could be due
+    /// and waits again for the rest when traffic moved it on.
+    private var idleDeadline: OneShotTimer?
+    private var lastActivity = 0
+    /// The tunnel counts against the connection limit (from the moment it takes its connection over).
+    private var countsAsConnection = false
+    private var idleTimeoutMilliseconds: Int { worker.configuration.tunnelIdleTimeoutMilliseconds }
 
     init(
         worker: ServerWorker, connection: ServerConnection, target: ConnectTarget, connectTimeoutMilliseconds: Int,
@@ -52,6 +61,12 @@ final class Tunnel {
             case .failure(let failure):
                 fail(UpstreamFailure(.hostNotFound, "\(target.host): \(failure.message)"))
             case .success(let address):
+                guard !worker.isOwnAddress(address, port: target.port) else {
+                    fail(
+                        UpstreamFailure(
+                            .loopDetected, "\(target) is this daemon's own address (\(address)): the tunnel would lead back into it"))
+                    return
+                }
                 connect(to: address)
             }
         }
@@ -85,6 +100,9 @@ final class Tunnel {
 
     /// The upstream accepted: answer the `CONNECT` with 200 on the raw connection and start relaying.
     private func takeOver() {
+        // Counted before the connection stops counting, so that the loop does not accept one more in between.
+        worker.tunnelOpened()
+        countsAsConnection = true
         guard let (client, received) = connection?.takeOver(), let upstream = upstreamSide else {
             fail(UpstreamFailure(.hostConnectionError, "the client's connection is gone"))
             return
@@ -92,6 +110,8 @@ final class Tunnel {
         connection = nil
         state = .open
         connectDeadline = nil
+        lastActivity = worker.now
+        armIdleDeadline(afterMilliseconds: idleTimeoutMilliseconds)
         clientSide = client
         bufferevent_setwatermark(client, Int16(EV_READ | EV_WRITE), 0, 0)
         bufferevent_setcb(client, Trampolines.tunnelReadable, Trampolines.tunnelWritable, Trampolines.tunnelEvent, context)
@@ -122,6 +142,7 @@ final class Tunnel {
         }
         let count = evbuffer_get_length(input)
         if side == clientSide { totals.fromClient += count } else { totals.fromUpstream += count }
+        lastActivity = worker.now
         evbuffer_add_buffer(output, input)
         if evbuffer_get_length(output) >= Self.maximumQueuedBytes {
             // Back-pressure: stop reading this side until the other has written half of what is queued.
@@ -172,6 +193,22 @@ final class Tunnel {
 
     // MARK: - Closing
 
+    private func armIdleDeadline(afterMilliseconds milliseconds: Int) {
+        idleDeadline = OneShotTimer(loop: worker.loop, afterMilliseconds: max(1, milliseconds)) { [weak self] in
+            self?.idleDeadlinePassed()
+        }
+    }
+
+    private func idleDeadlinePassed() {
+        guard state == .open || state == .draining else { return }
+        let remaining = lastActivity + idleTimeoutMilliseconds - worker.now
+        if remaining > 0 {
+            armIdleDeadline(afterMilliseconds: remaining)
+            return
+        }
+        close()
+    }
+
     private func close() {
         guard state != .closed else { return }
         state = .closed
@@ -193,12 +230,13 @@ final class Tunnel {
         guard !isFreed else { return }
         isFreed = true
         state = .closed
+        idleDeadline = nil
         if let clientSide { bufferevent_free(clientSide) }
         clientSide = nil
         connection = nil
         if let upstreamSide { bufferevent_free(upstreamSide) }
         upstreamSide = nil
-        worker.tunnelFreed(self)
+        worker.tunnelFreed(self, wasOpen: countsAsConnection)
     }
 }
 

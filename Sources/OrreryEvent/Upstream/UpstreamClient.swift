@@ -45,8 +45,16 @@ public final class UpstreamClient {
 
     /// Sends a request and calls `completion` once, on this loop, with the response or the failure.
     public func send(_ request: UpstreamRequest, completion: @escaping (Result<UpstreamResponse, UpstreamFailure>) -> Void) {
-        let exchange = UpstreamExchange(client: self, request: request, key: request.upstream.origin, completion: completion)
+        send(request, to: CollectingReceiver(completion))
+    }
+
+    /// Sends a request and hands the answer to `receiver` as it arrives, on this loop. The exchange returned
+    /// pauses, resumes or cancels it.
+    @discardableResult
+    public func send(_ request: UpstreamRequest, to receiver: any UpstreamReceiver) -> UpstreamExchange {
+        let exchange = UpstreamExchange(client: self, request: request, key: request.upstream.origin, receiver: receiver)
         exchange.start()
+        return exchange
     }
 
     // MARK: - Pool

@@ -16,6 +16,8 @@ final class UpstreamConnection {
     unowned let client: UpstreamClient
     private(set) var bufferevent: OpaquePointer?
     /// The exchange waiting for a response on this connection; nil while idle in the pool.
+    /// unowned(unsafe): the exchange holds itself until it finishes and detaches from its connection first, so
+    /// this never outlives it; a weak reference would cost a side-table load on every read.
     unowned(unsafe) var exchange: UpstreamExchange?
     /// TCP (and TLS) established.
     private(set) var isConnected = false
@@ -28,6 +30,8 @@ final class UpstreamConnection {
     private var socketRead: OpaquePointer?
     /// What the last recv() brought, valid while the exchange reads it.
     private var received = UnsafeRawBufferPointer(start: nil, count: 0)
+    /// Reading is stopped for back-pressure (an idle connection reads, to notice the upstream closing it).
+    private var isPaused = false
     /// Bytes received that the parser could not use yet (a line not complete), or that came after a response.
     private var carried: [UInt8] = []
 
@@ -118,20 +122,21 @@ final class UpstreamConnection {
         return max(0, send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT)))
     }
 
-    /// Reads what arrived into `parser`, until the response is complete or the input runs out.
-    func read(into parser: inout HTTP1Parser) throws(HTTP1ParseError) {
+    /// Hands what arrived to `consume`, which returns how much of it it used; what it leaves (a line not complete
+    /// yet) is given again, with what comes next, on the next read.
+    func read(_ consume: (UnsafeRawBufferPointer) throws(HTTP1ParseError) -> Int) throws(HTTP1ParseError) {
         if isTLS {
-            try readBuffered(into: &parser)
+            try readBuffered(consume)
             return
         }
         if carried.isEmpty {
-            let used = try parser.parseMessage(received)
+            let used = try consume(received)
             if used < received.count { carried = Array(received[used...]) }
         } else {
             carried.append(contentsOf: received)
             let outcome: Result<Int, HTTP1ParseError> = carried.withUnsafeBytes { bytes in
                 do throws(HTTP1ParseError) {
-                    return .success(try parser.parseMessage(bytes))
+                    return .success(try consume(bytes))
                 } catch {
                     return .failure(error)
                 }
@@ -140,25 +145,44 @@ final class UpstreamConnection {
         }
     }
 
-    /// The bufferevent's input, seen a chunk at a time without copying; when the parser stops short in the middle
+    /// The bufferevent's input, seen a chunk at a time without copying; when `consume` stops short in the middle
     /// of one (a line that goes on in the next chunk), what is there is made contiguous for it.
-    private func readBuffered(into parser: inout HTTP1Parser) throws(HTTP1ParseError) {
+    private func readBuffered(_ consume: (UnsafeRawBufferPointer) throws(HTTP1ParseError) -> Int) throws(HTTP1ParseError) {
         guard let bufferevent, let input = bufferevent_get_input(bufferevent) else { return }
         var wanted = evbuffer_get_contiguous_space(input)
-        while !parser.isComplete {
+        while exchange != nil {
             let available = evbuffer_get_length(input)
             guard available > 0 else { return }
             let length = min(max(wanted, 1), available)
             guard let start = evbuffer_pullup(input, length) else { return }
-            let used = try parser.parseMessage(UnsafeRawBufferPointer(start: start, count: length))
+            let used = try consume(UnsafeRawBufferPointer(start: start, count: length))
             evbuffer_drain(input, used)
             if used == length {
                 wanted = evbuffer_get_contiguous_space(input)
             } else if length < available {
                 wanted = available
             } else {
-                return  // the rest has not arrived yet
+                return  // the rest has not arrived yet, or the answer is complete
             }
+        }
+    }
+
+    /// Reads the upstream, or stops (back-pressure: the client has too much unread). A plain connection's socket
+    /// keeps what is not read; a TLS one stops its bufferevent.
+    func setReading(_ isReading: Bool) {
+        guard let bufferevent, !isClosed, isReading == isPaused else { return }
+        isPaused = !isReading
+        if isTLS {
+            if isReading {
+                bufferevent_enable(bufferevent, Int16(EV_READ))
+                if let input = bufferevent_get_input(bufferevent), evbuffer_get_length(input) > 0 {
+                    bufferevent_trigger(bufferevent, Int16(EV_READ), Int32(BEV_TRIG_IGNORE_WATERMARKS.rawValue | BEV_TRIG_DEFER_CALLBACKS.rawValue))
+                }
+            } else {
+                bufferevent_disable(bufferevent, Int16(EV_READ))
+            }
+        } else if let socketRead {
+            if isReading { event_add(socketRead, nil) } else { event_del(socketRead) }
         }
     }
 
@@ -180,7 +204,7 @@ final class UpstreamConnection {
         isConnected = true
     }
 
-    /// Calls the exchange's `responseTimedOut` after `milliseconds`, unless disarmed first.
+    /// Calls the exchange's `deadlinePassed` after `milliseconds`, unless disarmed first.
     func armDeadline(milliseconds: Int) {
         if deadline == nil {
             deadline = event_new(client.loop.base, -1, 0, Trampolines.upstreamDeadline, Unmanaged.passUnretained(self).toOpaque())

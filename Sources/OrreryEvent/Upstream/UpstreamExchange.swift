@@ -2,100 +2,102 @@ import CLibevent
 import Glibc
 import OrreryCore
 
-/// One request to an upstream, from DNS to the last byte of the response: the state its connection's callbacks
-/// share.
+/// One request to an upstream, from DNS to the last byte of the response, handed on to its receiver as it arrives:
+/// the head, then the body a read at a time, never held whole. Its life is an `UpstreamExchangeState`; this class
+/// carries out what the state says (resolve, send, arm the deadline, pause reading, recycle the connection).
 ///
 /// libevent gets unretained pointers; the exchange holds itself (a retain taken at start, given back when it
-/// finishes) until it has answered.
-final class UpstreamExchange {
+/// finishes) until it has answered or been cancelled.
+public final class UpstreamExchange {
     private unowned let client: UpstreamClient
     private let request: UpstreamRequest
-    private let completion: (Result<UpstreamResponse, UpstreamFailure>) -> Void
+    private var receiver: (any UpstreamReceiver)?
     private let key: String
+    private var state = UpstreamExchangeState()
     private var connection: UpstreamConnection?
     private var parser: HTTP1Parser
-    private var isFinished = false
-    private var isOnReusedConnection = false
-    private var hasRetried = false
-    /// The whole response's deadline, and the connect's while a new connection is being made.
-    private var responseDeadline: OneShotTimer?
+    /// The connect deadline, while there is no connection to keep a timer (the silence deadline is the
+    /// connection's own timer, re-armed on each read).
     private var connectDeadline: OneShotTimer?
 
-    init(
-        client: UpstreamClient, request: UpstreamRequest, key: String,
-        completion: @escaping (Result<UpstreamResponse, UpstreamFailure>) -> Void
-    ) {
+    init(client: UpstreamClient, request: UpstreamRequest, key: String, receiver: any UpstreamReceiver) {
         self.client = client
         self.request = request
-        self.completion = completion
+        self.receiver = receiver
         self.key = key
-        parser = HTTP1Parser(requestMethod: request.method)
+        parser = Self.parser(for: request)
+    }
+
+    private static func parser(for request: UpstreamRequest) -> HTTP1Parser {
+        var parser = HTTP1Parser(requestMethod: request.method)
+        parser.streamsBody = true
+        return parser
     }
 
     func start() {
         _ = Unmanaged.passRetained(self)
-        if let pooled = client.takeIdleConnection(for: key) {
-            isOnReusedConnection = true
-            // The usual case: the connection's own timer keeps the deadline.
-            pooled.armDeadline(milliseconds: client.configuration.responseTimeoutMilliseconds)
-            send(on: pooled)
-        } else {
-            startResponseDeadline()
-            connectAndSend()
+        let pooled = client.takeIdleConnection(for: key)
+        switch state.start(hasPooledConnection: pooled != nil) {
+        case .send:
+            if let pooled { send(on: pooled) }
+        case .resolve:
+            resolveAndSend()
+        default:
+            break
         }
+        syncDeadline()
     }
 
-    /// The deadline on a timer of its own: it covers the name lookup and the connect too, before there is a
-    /// connection to keep it.
-    private func startResponseDeadline() {
-        responseDeadline = OneShotTimer(loop: client.loop, afterMilliseconds: client.configuration.responseTimeoutMilliseconds) {
-            [weak self] in self?.responseTimedOut()
-        }
+    // MARK: - Back-pressure and cancelling
+
+    /// Stops reading the upstream until `resumeReading` (the client has too much unread).
+    public func pauseReading() {
+        guard state.pause() == .stopReading else { return }
+        connection?.setReading(false)
+        syncDeadline()
     }
 
-    func responseTimedOut() {
-        guard !isFinished else { return }
+    public func resumeReading() {
+        guard state.resume() == .startReading else { return }
+        connection?.setReading(true)
+        syncDeadline()
+    }
+
+    /// The client went away: drops the connection; the receiver hears nothing more.
+    public func cancel() {
+        guard state.cancel() == .abandon else { return }
         dropConnection()
-        finish(.failure(UpstreamFailure(.timeout, "no complete response within \(client.configuration.responseTimeoutMilliseconds) ms")))
+        finish()
     }
 
-    private func connectAndSend() {
+    // MARK: - Connecting and sending
+
+    private func resolveAndSend() {
         let upstream = request.upstream
-        watchConnect()
         client.resolve(upstream.host, port: upstream.port) { [self] result in
-            guard !isFinished else { return }
+            guard state.stage == .resolving else { return }
             switch result {
             case .failure(let failure):
-                finish(.failure(UpstreamFailure(.hostNotFound, "\(upstream.host): \(failure.message)")))
+                fail(UpstreamFailure(.hostNotFound, "\(upstream.host): \(failure.message)"))
             case .success(let address):
                 guard let connection = client.makeConnection(key: key, upstream: upstream, address: address) else {
-                    finish(.failure(UpstreamFailure(.hostConnectionError, "cannot set up a connection to \(upstream.origin)")))
+                    fail(UpstreamFailure(.hostConnectionError, "cannot set up a connection to \(upstream.origin)"))
                     return
                 }
+                state.connecting()
                 send(on: connection)
+                syncDeadline()
             }
-        }
-    }
-
-    /// A name that does not resolve in time, or a connect that hangs (a dropped SYN), is given up after the connect
-    /// timeout, not the response timeout: the name lookup counts towards it.
-    private func watchConnect() {
-        let timeout = client.configuration.connectTimeoutMilliseconds
-        connectDeadline = OneShotTimer(loop: client.loop, afterMilliseconds: timeout) { [weak self] in
-            guard let self, !self.isFinished, self.connection?.isConnected != true else { return }
-            let stage = self.connection == nil ? "resolve and connect to" : "connect to"
-            self.dropConnection()
-            self.finish(.failure(UpstreamFailure(.timeout, "could not \(stage) \(self.request.upstream.origin) within \(timeout) ms")))
         }
     }
 
     private func send(on connection: UpstreamConnection) {
         self.connection = connection
         connection.exchange = self
-        parser = HTTP1Parser(requestMethod: request.method)
+        connection.setReading(true)
+        parser = Self.parser(for: request)
         guard connection.write(head: Self.head(of: request), body: request.body) else {
-            dropConnection()
-            finish(.failure(UpstreamFailure(.hostConnectionError, "cannot send the request to \(request.upstream.origin)")))
+            fail(UpstreamFailure(.hostConnectionError, "cannot send the request to \(request.upstream.origin)"))
             return
         }
     }
@@ -106,59 +108,129 @@ final class UpstreamExchange {
             method: request.method, target: request.target, headers: request.headers, bodyLength: request.body.count)
     }
 
+    /// Arms the deadline the state wants: the connect timeout once (it covers the name lookup too), the silence
+    /// timeout afresh on each call (each read moves it on).
+    private func syncDeadline() {
+        switch state.deadline {
+        case .connect?:
+            guard connectDeadline == nil else { return }
+            let timeout = client.configuration.connectTimeoutMilliseconds
+            connectDeadline = OneShotTimer(loop: client.loop, afterMilliseconds: timeout) { [weak self] in
+                self?.deadlinePassed()
+            }
+        case .silence?:
+            connectDeadline = nil
+            connection?.armDeadline(milliseconds: client.configuration.responseTimeoutMilliseconds)
+        case nil:
+            connectDeadline = nil
+            connection?.disarmDeadline()
+        }
+    }
+
+    func deadlinePassed() {
+        let stage = state.stage
+        guard case .fail(let timedOut?) = state.deadlinePassed() else { return }
+        let origin = request.upstream.origin
+        let message: String
+        switch (timedOut, stage) {
+        case (.connect, .resolving):
+            message = "could not resolve and connect to \(origin) within \(client.configuration.connectTimeoutMilliseconds) ms"
+        case (.connect, _):
+            message = "could not connect to \(origin) within \(client.configuration.connectTimeoutMilliseconds) ms"
+        case (.silence, .awaitingHead):
+            message = "no response from \(origin) within \(client.configuration.responseTimeoutMilliseconds) ms"
+        case (.silence, _):
+            message = "\(origin) sent nothing more of its response for \(client.configuration.responseTimeoutMilliseconds) ms"
+        }
+        dropConnection()
+        report(UpstreamFailure(.timeout, message))
+    }
+
     // MARK: - Connection callbacks
 
     func connected() {
-        connectDeadline = nil
+        state.connected()
+        syncDeadline()
     }
 
     func readable(_ connection: UpstreamConnection) {
-        guard !isFinished, connection === self.connection else { return }
+        guard !state.isDone, connection === self.connection else { return }
         do {
-            try connection.read(into: &parser)
+            // The parser is taken once for the whole read, not at each step: every access to a class's stored
+            // property is checked for exclusivity, and a read takes a dozen steps.
+            try connection.read { bytes throws(HTTP1ParseError) in try Self.consume(bytes, parser: &parser, exchange: self) }
         } catch {
-            dropConnection()
             let kind: UpstreamFailure.Kind = parser.sawStartLine ? .connectionReset : .hostConnectionError
-            finish(.failure(UpstreamFailure(kind, "\(request.upstream.origin) sent \(error)")))
+            fail(UpstreamFailure(kind, "\(request.upstream.origin) sent \(error)"))
             return
         }
-        if parser.isComplete { completed(connection) }
+        guard !state.isDone else { return }
+        if parser.isComplete {
+            completed(connection)
+            return
+        }
+        syncDeadline()
+        if state.hasDeliveredHead { receiver?.upstreamPaused(self) }
+    }
+
+    /// Parses what arrived, handing on the head and each piece of the body; returns how much it used.
+    private static func consume(
+        _ bytes: UnsafeRawBufferPointer, parser: inout HTTP1Parser, exchange: UpstreamExchange
+    ) throws(HTTP1ParseError) -> Int {
+        var used = 0
+        while used < bytes.count, !parser.isComplete, !exchange.state.isDone {
+            let count = try parser.parse(UnsafeRawBufferPointer(rebasing: bytes[used...]))
+            if parser.hasHead, !exchange.state.hasDeliveredHead, exchange.state.headReceived() == .deliverHead {
+                let head = UpstreamResponseHead(
+                    status: parser.status,
+                    reason: parser.reason.isEmpty ? HTTPStatusCode.reasonPhrase(for: parser.status) : parser.reason,
+                    headers: parser.headers, contentLength: parser.isChunked ? nil : parser.contentLength,
+                    hasBody: !(parser.isComplete && parser.contentLength == nil && !parser.isChunked))
+                exchange.receiver?.upstream(exchange, receivedHead: head)
+            }
+            if let piece = parser.bodyPiece, !piece.isEmpty, let receiver = exchange.receiver {
+                receiver.upstream(exchange, receivedBody: UnsafeRawBufferPointer(rebasing: bytes[(used + piece.lowerBound)..<(used + piece.upperBound)]))
+            }
+            if count == 0 { break }
+            used += count
+        }
+        return used
     }
 
     /// The connection ended (`errorCode`: errno when it failed rather than closed).
     func ended(_ connection: UpstreamConnection, failed: Bool, errorCode: Int32) {
-        guard !isFinished, connection === self.connection else { return }
-        if !failed, (try? parser.finishAtEndOfInput()) != nil {
+        guard !state.isDone, connection === self.connection else { return }
+        if !failed, state.hasDeliveredHead, (try? parser.finishAtEndOfInput()) != nil {
             completed(connection)
             return
         }
-        dropConnection()
-        // A pooled connection the upstream had already closed fails before any answer: try once on a new one.
-        if isOnReusedConnection && !parser.sawStartLine && !hasRetried {
-            hasRetried = true
-            isOnReusedConnection = false
-            // The pooled connection's timer went with it.
-            startResponseDeadline()
-            connectAndSend()
-            return
+        switch state.connectionEnded(sawAnswer: parser.sawStartLine) {
+        case .retry:
+            // A pooled connection the upstream had already closed: once more on a new one.
+            dropConnection()
+            resolveAndSend()
+            syncDeadline()
+        case .fail:
+            let failure = classify(connection, errorCode: failed ? errorCode : 0)
+            dropConnection()
+            report(failure)
+        default:
+            break
         }
-        finish(.failure(classify(connection, errorCode: failed ? errorCode : 0)))
     }
 
     private func completed(_ connection: UpstreamConnection) {
+        guard case .finish(let reuse) = state.messageComplete(closesConnection: parser.closesConnection) else { return }
         connection.disarmDeadline()
         connection.exchange = nil
         self.connection = nil
-        if parser.closesConnection || connection.hasUnreadInput || connection.hasUnsentOutput {
+        if !reuse || connection.hasUnreadInput || connection.hasUnsentOutput {
             client.discard(connection)
         } else {
             client.recycle(connection)
         }
-        finish(
-            .success(
-                UpstreamResponse(
-                    status: parser.status, reason: parser.reason.isEmpty ? HTTPStatusCode.reasonPhrase(for: parser.status) : parser.reason,
-                    headers: parser.headers, body: Payload(parser.takeBody()))))
+        receiver?.upstreamFinished(self)
+        finish()
     }
 
     private func classify(_ connection: UpstreamConnection, errorCode: Int32) -> UpstreamFailure {
@@ -175,6 +247,12 @@ final class UpstreamExchange {
         return UpstreamFailure(.hostConnectionError, "\(origin) refused the connection or closed it without answering")
     }
 
+    private func fail(_ failure: UpstreamFailure) {
+        guard case .fail = state.failed() else { return }
+        dropConnection()
+        report(failure)
+    }
+
     /// Gives up on the connection: it may hold half a response.
     private func dropConnection() {
         if let connection {
@@ -185,12 +263,46 @@ final class UpstreamExchange {
         connection = nil
     }
 
-    private func finish(_ result: Result<UpstreamResponse, UpstreamFailure>) {
-        guard !isFinished else { return }
-        isFinished = true
-        responseDeadline = nil
+    private func report(_ failure: UpstreamFailure) {
+        receiver?.upstream(self, failed: failure)
+        finish()
+    }
+
+    private func finish() {
+        guard receiver != nil else { return }
+        receiver = nil
         connectDeadline = nil
-        completion(result)
         Unmanaged.passUnretained(self).release()
+    }
+}
+
+/// Collects a whole answer for `UpstreamClient.send(_:completion:)`: for callers that want the body in one piece
+/// (the command line's fetches), not for the proxy.
+final class CollectingReceiver: UpstreamReceiver {
+    private let completion: (Result<UpstreamResponse, UpstreamFailure>) -> Void
+    private var head: UpstreamResponseHead?
+    private var body: [UInt8] = []
+
+    init(_ completion: @escaping (Result<UpstreamResponse, UpstreamFailure>) -> Void) {
+        self.completion = completion
+    }
+
+    func upstream(_ exchange: UpstreamExchange, receivedHead head: UpstreamResponseHead) {
+        self.head = head
+    }
+
+    func upstream(_ exchange: UpstreamExchange, receivedBody bytes: UnsafeRawBufferPointer) {
+        body.append(contentsOf: bytes)
+    }
+
+    func upstreamPaused(_ exchange: UpstreamExchange) {}
+
+    func upstreamFinished(_ exchange: UpstreamExchange) {
+        guard let head else { return }
+        completion(.success(UpstreamResponse(status: head.status, reason: head.reason, headers: head.headers, body: Payload(body))))
+    }
+
+    func upstream(_ exchange: UpstreamExchange, failed failure: UpstreamFailure) {
+        completion(.failure(failure))
     }
 }

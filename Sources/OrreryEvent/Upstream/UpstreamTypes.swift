@@ -27,6 +27,30 @@ public struct UpstreamResponse: Sendable {
     public var body: Payload
 }
 
+/// The head of an upstream's answer, handed on before its body.
+public struct UpstreamResponseHead: Sendable {
+    public var status: Int
+    public var reason: String
+    public var headers: HTTPHeaders
+    /// The body's length as the upstream framed it; nil when chunked or running to the end of the connection.
+    public var contentLength: Int?
+    /// Whether a body follows (not for `HEAD`, 204, 304).
+    public var hasBody: Bool
+}
+
+/// Receives an upstream's answer as it arrives, on the client's loop: the head, the body a piece at a time, then
+/// the end or a failure (once, whichever comes first; nothing after `upstreamFailed` or a `cancel`).
+public protocol UpstreamReceiver: AnyObject {
+    func upstream(_ exchange: UpstreamExchange, receivedHead head: UpstreamResponseHead)
+    /// A piece of the body, valid only during the call (it points into the read buffer).
+    func upstream(_ exchange: UpstreamExchange, receivedBody bytes: UnsafeRawBufferPointer)
+    /// What one read brought has all been handed on, and more is to come: a good time to write it out.
+    func upstreamPaused(_ exchange: UpstreamExchange)
+    /// The answer is complete.
+    func upstreamFinished(_ exchange: UpstreamExchange)
+    func upstream(_ exchange: UpstreamExchange, failed failure: UpstreamFailure)
+}
+
 /// Why an upstream exchange failed, in SquidKit's `ResponseStatus` terms.
 public struct UpstreamFailure: Error, Sendable, CustomStringConvertible {
     public enum Kind: String, Sendable {
@@ -40,6 +64,8 @@ public struct UpstreamFailure: Error, Sendable, CustomStringConvertible {
         case connectionReset
         /// The TLS handshake or certificate check failed.
         case tlsError
+        /// The target is this daemon itself: the request would come back to it.
+        case loopDetected
     }
 
     public var kind: Kind
@@ -57,7 +83,8 @@ public struct UpstreamFailure: Error, Sendable, CustomStringConvertible {
 public struct UpstreamClientConfiguration: Sendable {
     /// Milliseconds to wait for a TCP (and TLS) connection.
     public var connectTimeoutMilliseconds = 5_000
-    /// Milliseconds to wait for the whole response once the request is sent.
+    /// Milliseconds of silence allowed once the request is sent: for the head, and between bytes of the body (a body
+    /// that keeps flowing is not cut).
     public var responseTimeoutMilliseconds = 30_000
     /// Extra CA certificates (PEM) trusted besides the system's, for upstreams with a private CA.
     public var caFile: String?

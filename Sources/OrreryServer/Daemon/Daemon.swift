@@ -87,12 +87,14 @@ public final class Daemon: Sendable {
             isProxying: proxyEnvironments != nil, logger: logger, threads: configuration.http.threads,
             token: configuration.adminToken, defaultRecordingFolder: configuration.recording?.folder)
         let registry = self.registry
+        // This daemon's name in the Via of what it forwards: a request that comes back with it is a loop.
+        let via = ProxyHeaders.requestVia(token: String(UInt32.random(in: 0x1000_0000...UInt32.max), radix: 16))
         server = try HTTPServer(configuration: configuration.http, onEvent: { event in Self.log(event, logger) }) {
             _, loop throws(EventError) in
             let proxy = try proxyEnvironments.map { environments throws(EventError) in
                 ProxyForwarder(
                     environments: environments, client: try UpstreamClient(loop: loop, configuration: configuration.upstream),
-                    serviceLogger: serviceLogger, logger: logger)
+                    serviceLogger: serviceLogger, logger: logger, recordBodyLimit: configuration.recordBodyLimit, via: via)
             }
             return RequestPipeline(
                 registry: registry, admin: admin, proxy: proxy, serviceLogger: serviceLogger, sessions: sessions, https: https,

@@ -49,6 +49,8 @@ public struct DaemonConfiguration: Sendable {
     public var templateBudget = TemplateBudget()
     /// How much of the traffic the journal keeps.
     public var journal = JournalLimits()
+    /// `--record-body-limit`: an answer whose body is larger is not recorded as a fixture (the log says so).
+    public var recordBodyLimit = 16 << 20
     /// Header names, query parameters and JSON fields redacted on top of the usual sensitive headers.
     public var redactedHeaders: [String] = []
     public var redactedQueryParameters: [String] = []

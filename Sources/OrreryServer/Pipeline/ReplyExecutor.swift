@@ -35,9 +35,13 @@ struct ReplyExecutor {
             exchange.responder.send(response.encoded)
         case .forward(let plan):
             guard let proxy else { return }
-            proxy.forward(plan, exchange.request, responder: exchange.responder) { response, outcome in
-                carryOut(.made(response, outcome: outcome), for: exchange)
-            }
+            let journalLimit = serviceLogger.isCapturing ? exchange.session.journal.limits.maximumBodyBytes : 0
+            proxy.forward(
+                plan, exchange.request, responder: exchange.responder, journalBodyLimit: journalLimit,
+                answered: { response, outcome in carryOut(.made(response, outcome: outcome), for: exchange) },
+                journal: { [serviceLogger] status, headers, body, bodySize, outcome in
+                    serviceLogger.log(exchange, status: status, headers: headers, body: body, bodySize: bodySize, outcome: outcome)
+                })
         case .intercept(let target, let context):
             exchange.responder.intercept(target, using: context)
         case .tunnel(let target):

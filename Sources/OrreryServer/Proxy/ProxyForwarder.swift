@@ -10,12 +10,21 @@ final class ProxyForwarder {
     private let client: UpstreamClient
     private let serviceLogger: NetworkServiceLogger
     private let logger: Logger
+    /// `--record-body-limit`: a recorded answer's body beyond this is not written as a fixture.
+    private let recordBodyLimit: Int
+    /// This daemon's `Via` entry on forwarded requests; a request that already carries it has come back.
+    private let via: String
 
-    init(environments: EnvironmentRegistry, client: UpstreamClient, serviceLogger: NetworkServiceLogger, logger: Logger) {
+    init(
+        environments: EnvironmentRegistry, client: UpstreamClient, serviceLogger: NetworkServiceLogger, logger: Logger,
+        recordBodyLimit: Int, via: String
+    ) {
         self.environments = environments
         self.client = client
         self.serviceLogger = serviceLogger
         self.logger = logger
+        self.recordBodyLimit = recordBodyLimit
+        self.via = via
     }
 
     /// Where a request goes: the upstream the host map chose for it.
@@ -40,15 +49,22 @@ final class ProxyForwarder {
                 MadeResponse(failure, kind: "hostNotConfigured"),
                 outcome: .proxied(environment: error.key, upstream: error.canonicalHost, error: "hostNotConfigured"))
         case .success(let upstream)?:
+            if ProxyHeaders.hasPassed(request.headers, entry: via) {
+                return .made(
+                    MadeResponse(Self.loop("the request's Via shows it already passed this daemon (\(via))"), kind: "loopDetected"),
+                    outcome: .proxied(environment: upstream.environmentKey, upstream: upstream.origin, error: "loopDetected"))
+            }
             return .forward(Plan(upstream: upstream))
         }
     }
 
-    /// Sends the request upstream; `answered` gets the answer to relay (or the 502/504 for a failure) and the
-    /// journal's outcome, on this loop.
+    /// Sends the request upstream and relays the answer as it arrives (see `ProxyRelay`). `answered` gets a whole
+    /// answer to journal and send (an upstream's small answer, or the 502/504 for a failure); `journal` gets a
+    /// streamed answer's head, its first `journalBodyLimit` bytes and its size once it ended.
     func forward(
-        _ plan: Plan, _ request: HTTPRequest, responder: Responder,
-        answered: @escaping (MadeResponse, JournalEntry.Outcome) -> Void
+        _ plan: Plan, _ request: HTTPRequest, responder: Responder, journalBodyLimit: Int,
+        answered: @escaping (MadeResponse, JournalEntry.Outcome) -> Void,
+        journal: @escaping (_ status: Int, _ headers: HTTPHeaders, _ body: Payload, _ bodySize: Int, JournalEntry.Outcome) -> Void
     ) {
         let upstream = plan.upstream
         let injected = upstream.injectedHeaders.compactMap { header -> (String, String)? in
@@ -64,55 +80,53 @@ final class ProxyForwarder {
         let upstreamRequest = UpstreamRequest(
             upstream: upstream, method: request.method, target: request.originForm,
             headers: ProxyHeaders.upstreamRequest(
-                request.headers, upstream: upstream, clientAddress: responder.remoteAddress, injected: injected),
+                request.headers, upstream: upstream, clientAddress: responder.remoteAddress, injected: injected, via: via),
             body: request.body)
         // The recorder's question costs one atomic load when no session is on.
         let recorder = serviceLogger.recorder
-        var fixtureHost: String?
-        var recordingSession: Int?
+        var record: ((Int, HTTPHeaders, Payload, Int) -> Void)?
+        var captureLimit = journalBodyLimit
         if recorder.isRecording {
-            fixtureHost = environments.recordedHost(for: request)
-            recordingSession = recorder.shouldRecord(request, host: fixtureHost)
-        }
-        let started = ContinuousClock.now
-        client.send(upstreamRequest) { [logger] result in
-            switch result {
-            case .success(let response):
-                let headers = ProxyHeaders.clientResponse(response.headers)
-                // A HEAD answer has no body, so its length is the upstream's to state.
-                let length = request.method == "HEAD" ? response.headers["Content-Length"].flatMap { Int($0) } : nil
-                if let recordingSession {
-                    var recorded = headers
-                    if let length { recorded.add("Content-Length", String(length)) }
+            let fixtureHost = environments.recordedHost(for: request)
+            if let session = recorder.shouldRecord(request, host: fixtureHost) {
+                let limit = recordBodyLimit
+                captureLimit = max(captureLimit, limit)
+                record = { status, headers, body, bodySize in
                     recorder.record(
-                        request, session: recordingSession, host: fixtureHost,
-                        folder: upstream.canonicalHost ?? upstream.hostHeader, status: response.status, headers: recorded,
-                        body: response.body)
+                        request, session: session, host: fixtureHost, folder: upstream.canonicalHost ?? upstream.hostHeader,
+                        status: status, headers: headers, body: body, bodySize: bodySize, bodyLimit: limit)
                 }
-                logger.debug(
-                    "\(request.method) \(request.target) -> \(response.status) from \(upstream.environmentKey ?? "direct") \(upstream.origin) in \(ContinuousClock.now - started)")
-                answered(
-                    MadeResponse(
-                        status: response.status, reason: response.reason, headers: headers, body: response.body,
-                        contentLength: length),
-                    .proxied(environment: upstream.environmentKey, upstream: upstream.origin, error: nil))
-            case .failure(let failure):
-                let code: HTTPStatusCode = failure.kind == .timeout ? .Code504GatewayTimeout : .Code502BadGateway
-                let error = ErrorResponse(
-                    code, message: failure.message,
-                    details: [
-                        ("kind", .string(failure.kind.rawValue)),
-                        ("environment", .string(upstream.environmentKey)),
-                        ("canonicalHost", .string(upstream.canonicalHost)),
-                        ("upstream", .string(upstream.origin)),
-                    ],
-                    failureReason: Self.failureReason(failure, upstream: upstream))
-                logger.warning("\(request.method) \(request.target) -> \(code.rawValue): \(failure)")
-                answered(
-                    MadeResponse(error, kind: failure.kind.rawValue),
-                    .proxied(environment: upstream.environmentKey, upstream: upstream.origin, error: failure.kind.rawValue))
             }
         }
+        let relay = ProxyRelay(
+            responder: responder, request: request, upstream: upstream, forwarder: self, captureLimit: captureLimit,
+            hooks: ProxyRelay.Hooks(answered: answered, journal: journal, record: record))
+        relay.start(upstreamRequest, on: client)
+    }
+
+    /// Logs (at debug) an answer relayed, once it is complete.
+    func relayed(_ request: HTTPRequest, _ upstream: Upstream, status: Int, bodySize: Int, streamed: Bool) {
+        logger.debug(
+            "\(request.method) \(request.target) -> \(status) from \(upstream.environmentKey ?? "direct") \(upstream.origin), \(bodySize) bytes\(streamed ? ", streamed" : "")")
+    }
+
+    /// The client's 502 or 504 for an upstream failure, and the journal's outcome.
+    func failed(_ failure: UpstreamFailure, _ request: HTTPRequest, _ upstream: Upstream) -> (MadeResponse, JournalEntry.Outcome) {
+        let code: HTTPStatusCode = failure.kind == .timeout ? .Code504GatewayTimeout : .Code502BadGateway
+        let error = ErrorResponse(
+            code, message: failure.message,
+            details: [
+                ("kind", .string(failure.kind.rawValue)),
+                ("environment", .string(upstream.environmentKey)),
+                ("canonicalHost", .string(upstream.canonicalHost)),
+                ("upstream", .string(upstream.origin)),
+            ],
+            failureReason: Self.failureReason(failure, upstream: upstream))
+        logger.warning("\(request.method) \(request.target) -> \(code.rawValue): \(failure)")
+        return (
+            MadeResponse(error, kind: failure.kind.rawValue),
+            .proxied(environment: upstream.environmentKey, upstream: upstream.origin, error: failure.kind.rawValue)
+        )
     }
 
     /// What went wrong, in the words of the failure rather than the status's ("an invalid response") when that
@@ -125,7 +139,7 @@ final class ProxyForwarder {
             "The upstream's name \(upstream.host) could not be resolved (\(failure.message)); nothing was sent."
         case .hostConnectionError:
             "The upstream \(upstream.origin) could not be reached or closed the connection before answering: \(failure.message)."
-        case .timeout, .connectionReset:
+        case .timeout, .connectionReset, .loopDetected:
             nil
         }
     }
@@ -138,6 +152,11 @@ final class ProxyForwarder {
         responder.openTunnel(
             to: target, using: client,
             failed: { [logger] failure in
+                if failure.kind == .loopDetected {
+                    logger.warning("CONNECT \(target) -> 508: \(failure)")
+                    refused(MadeResponse(Self.loop(failure.message), kind: failure.kind.rawValue))
+                    return
+                }
                 let code: HTTPStatusCode = failure.kind == .timeout ? .Code504GatewayTimeout : .Code502BadGateway
                 let error = ErrorResponse(
                     code, message: failure.message,
@@ -149,5 +168,13 @@ final class ProxyForwarder {
                 logger.debug(
                     "CONNECT \(target) closed after \(ContinuousClock.now - started): \(totals.fromClient) bytes up, \(totals.fromUpstream) down")
             })
+    }
+
+    /// The 508 for a request that would come back to this daemon.
+    static func loop(_ message: String) -> ErrorResponse {
+        ErrorResponse(
+            .Code508LoopDetected, message: message, details: [("kind", .string("loopDetected"))],
+            failureReason:
+                "Orrery would be sending this request to itself: \(message). Point the host map, or the client's CONNECT, at the real upstream, not at this daemon's own address and ports (main, session and TLS).")
     }
 }

@@ -36,8 +36,9 @@ final class NetworkServiceLogger: Sendable {
     /// its answer finds the exchange in the journal. Costs one check when nothing captures.
     /// - Parameter fault: the fault carried out instead of an answer; `status`, `headers` and `body` are then what
     ///   went out.
+    /// - Parameter bodySize: the whole body's size when `body` is only its start (a relayed answer's).
     func log(
-        _ exchange: Exchange, status: Int, headers: HTTPHeaders, body: @autoclosure () -> Payload,
+        _ exchange: Exchange, status: Int, headers: HTTPHeaders, body: @autoclosure () -> Payload, bodySize: Int? = nil,
         outcome: @autoclosure () -> JournalEntry.Outcome, fault: String? = nil
     ) {
         let journal = exchange.session.journal
@@ -49,7 +50,8 @@ final class NetworkServiceLogger: Sendable {
             startedAt: exchange.startedAt,
             durationMicroseconds: max(0, Int(Date().timeIntervalSince(exchange.startedAt) * 1_000_000)),
             request: request, requestBodySize: request.body.count, clientAddress: exchange.responder.remoteAddress,
-            response: CapturedResponse(status: status, headers: headers, body: body(), limit: limit), outcome: outcome())
+            response: Self.captured(status: status, headers: headers, body: body(), bodySize: bodySize, limit: limit),
+            outcome: outcome())
         entry.scheme = exchange.scheme
         entry.session = exchange.session.id
         entry.fault = fault
@@ -60,6 +62,12 @@ final class NetworkServiceLogger: Sendable {
         journal.record(kept)
         feed.publish(kept.entry)
         if isTrafficLogging.load(ordering: .relaxed), let log = trafficLog.withLock({ $0 }) { log.write(kept.entry) }
+    }
+
+    private static func captured(status: Int, headers: HTTPHeaders, body: Payload, bodySize: Int?, limit: Int) -> CapturedResponse {
+        var response = CapturedResponse(status: status, headers: headers, body: body, limit: limit)
+        if let bodySize { response.bodySize = max(bodySize, response.bodySize) }
+        return response
     }
 
     /// Empties a session's journal, telling the live view.

@@ -211,10 +211,19 @@ final class Recorder: Sendable {
 
     /// Queues an answered exchange for its fixture file in `session`'s folder. `folder` is the upstream's name (the
     /// fixture's folder within it).
+    /// - Parameters:
+    ///   - bodySize: the whole body's size; over `body`'s (the relay kept only the first bytes) or over `bodyLimit`
+    ///     (`--record-body-limit`), the exchange is not written, and the log says why.
     func record(
         _ request: HTTPRequest, session: Int, host: String?, folder: String, status: Int, headers: HTTPHeaders,
-        body: Payload
+        body: Payload, bodySize: Int? = nil, bodyLimit: Int = .max
     ) {
+        let size = bodySize ?? body.count
+        guard size <= body.count, size <= bodyLimit else {
+            logger.warning(
+                "not recorded: \(request.method) \(request.target): its answer's body (\(size) bytes) is over --record-body-limit (\(bodyLimit) bytes)")
+            return
+        }
         queue.async { [self] in
             // The session may have stopped since it chose to record (its answer is still written), but not failed.
             let isWritable = state.withLock { state in

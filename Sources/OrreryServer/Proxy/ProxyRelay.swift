@@ -1,0 +1,190 @@
+import Foundation
+import Logging
+import OrreryCore
+import OrreryEvent
+
+/// Relays one upstream answer to the client as it arrives, holding a few buffers, never the whole body.
+///
+/// An answer that arrives whole in the first read (the usual small one) goes out as one prepared response, as a
+/// stub's does. Otherwise the head goes out with what came so far, and each later read is written on as it comes;
+/// when the client has more than `maximumQueuedBytes` unread, the upstream is not read until the client catches up
+/// (back-pressure), so an upstream that streams forever costs what a small answer does. The journal and the
+/// recorder get the first bytes of the body up to their limits, and its full size, once the answer is complete
+/// (before its last bytes are written, so a client that has its answer finds it in the journal).
+final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
+    /// What the client may leave unread before the upstream is paused: a few socket buffers.
+    static let maximumQueuedBytes = 256 * 1024
+
+    /// What the relay hands back. Plain closures the caller already has, so that relaying an answer allocates
+    /// nothing of its own beyond the relay.
+    struct Hooks {
+        /// A whole answer, or the error for a failure before the head was sent; the caller journals and sends it.
+        var answered: (MadeResponse, JournalEntry.Outcome) -> Void
+        /// A streamed answer ended (or was cut): journal it with `body` (its first bytes) and `bodySize`.
+        var journal: (_ status: Int, _ headers: HTTPHeaders, _ body: Payload, _ bodySize: Int, JournalEntry.Outcome) -> Void
+        /// Record it (the body whole), or say why not (`bodySize` over what was kept).
+        var record: ((_ status: Int, _ headers: HTTPHeaders, _ body: Payload, _ bodySize: Int) -> Void)?
+    }
+
+    private enum Stage {
+        case awaitingHead
+        /// The head is here and the body so far is collected, in case it all comes in this read.
+        case collecting(UpstreamResponseHead, HTTPHeaders)
+        case streaming(ResponseStream, UpstreamResponseHead, HTTPHeaders)
+        case done
+    }
+
+    private let responder: Responder
+    private let request: HTTPRequest
+    private let upstream: Upstream
+    /// unowned: the forwarder belongs to the loop and outlives every exchange on it.
+    private unowned let forwarder: ProxyForwarder
+    private let hooks: Hooks
+    /// How much of the body the journal and the recorder keep.
+    private let captureLimit: Int
+    private var stage = Stage.awaitingHead
+    /// The body as collected (whole, while collecting; its first `captureLimit` bytes once streaming).
+    private var captured: [UInt8] = []
+    private var bodySize = 0
+    /// The exchange, while it runs: to pause, resume and cancel it.
+    private var exchange: UpstreamExchange?
+
+    init(
+        responder: Responder, request: HTTPRequest, upstream: Upstream, forwarder: ProxyForwarder, captureLimit: Int,
+        hooks: Hooks
+    ) {
+        self.responder = responder
+        self.request = request
+        self.upstream = upstream
+        self.forwarder = forwarder
+        self.captureLimit = captureLimit
+        self.hooks = hooks
+    }
+
+    func start(_ request: UpstreamRequest, on client: UpstreamClient) {
+        exchange = client.send(request, to: self)
+        if case .done = stage { exchange = nil }
+    }
+
+    // MARK: - Upstream
+
+    func upstream(_ exchange: UpstreamExchange, receivedHead head: UpstreamResponseHead) {
+        stage = .collecting(head, ProxyHeaders.clientResponse(head.headers))
+        if let length = head.contentLength { captured.reserveCapacity(min(length, 64 * 1024)) }
+    }
+
+    func upstream(_ exchange: UpstreamExchange, receivedBody raw: UnsafeRawBufferPointer) {
+        // Typed bytes: appending them is one memcpy, where raw ones would go a byte at a time.
+        let bytes = UnsafeBufferPointer(start: raw.baseAddress?.assumingMemoryBound(to: UInt8.self), count: raw.count)
+        bodySize += bytes.count
+        switch stage {
+        case .collecting:
+            captured.append(contentsOf: bytes)
+        case .streaming(let stream, _, _):
+            let room = captureLimit - captured.count
+            if room > 0 { captured.append(contentsOf: UnsafeBufferPointer(rebasing: bytes.prefix(room))) }
+            stream.append(raw)
+        case .awaitingHead, .done:
+            break
+        }
+    }
+
+    /// A read ended with more to come: the answer is streamed from here on.
+    func upstreamPaused(_ exchange: UpstreamExchange) {
+        switch stage {
+        case .collecting(let head, let headers):
+            guard
+                let stream = responder.startRelay(
+                    status: head.status, reason: head.reason, headers: headers, contentLength: head.contentLength)
+            else {
+                cancel()
+                return
+            }
+            stream.observer = self
+            stage = .streaming(stream, head, headers)
+            captured.withUnsafeBytes { stream.append($0) }
+            if captured.count > captureLimit { captured.removeLast(captured.count - captureLimit) }
+            write(stream)
+        case .streaming(let stream, _, _):
+            write(stream)
+        case .awaitingHead, .done:
+            break
+        }
+    }
+
+    private func write(_ stream: ResponseStream) {
+        stream.flush()
+        if stream.queuedBytes > Self.maximumQueuedBytes { exchange?.pauseReading() }
+    }
+
+    func upstreamFinished(_ exchange: UpstreamExchange) {
+        defer { finish() }
+        switch stage {
+        case .collecting(let head, let headers):
+            // Whole in one read: one prepared answer. A HEAD answer's length is the upstream's to state.
+            let length = request.method == "HEAD" ? head.headers["Content-Length"].flatMap { Int($0) } : nil
+            let body = Payload(captured)
+            if let record = hooks.record {
+                var recorded = headers
+                if let length { recorded.add("Content-Length", String(length)) }
+                record(head.status, recorded, body, body.count)
+            }
+            forwarder.relayed(request, upstream, status: head.status, bodySize: body.count, streamed: false)
+            hooks.answered(
+                MadeResponse(status: head.status, reason: head.reason, headers: headers, body: body, contentLength: length),
+                outcome(error: nil))
+        case .streaming(let stream, let head, let headers):
+            let body = Payload(captured)
+            hooks.record?(head.status, headers, body, bodySize)
+            hooks.journal(head.status, headers, body, bodySize, outcome(error: nil))
+            forwarder.relayed(request, upstream, status: head.status, bodySize: bodySize, streamed: true)
+            stream.finish()
+        case .awaitingHead, .done:
+            break
+        }
+    }
+
+    func upstream(_ exchange: UpstreamExchange, failed failure: UpstreamFailure) {
+        defer { finish() }
+        switch stage {
+        case .awaitingHead, .collecting:
+            let (response, outcome) = forwarder.failed(failure, request, upstream)
+            hooks.answered(response, outcome)
+        case .streaming(let stream, let head, let headers):
+            // Part of the answer is out: the client sees it cut, and the journal says why.
+            let (_, failed) = forwarder.failed(failure, request, upstream)
+            hooks.journal(head.status, headers, Payload(captured), bodySize, failed)
+            stream.abort()
+        case .done:
+            break
+        }
+    }
+
+    // MARK: - Client
+
+    func responseStreamDrained(_ stream: ResponseStream) {
+        exchange?.resumeReading()
+    }
+
+    func responseStreamClosed(_ stream: ResponseStream) {
+        guard case .streaming(_, let head, let headers) = stage else { return }
+        hooks.journal(head.status, headers, Payload(captured), bodySize, outcome(error: "clientClosed"))
+        cancel()
+    }
+
+    private func outcome(error: String?) -> JournalEntry.Outcome {
+        .proxied(environment: upstream.environmentKey, upstream: upstream.origin, error: error)
+    }
+
+    private func cancel() {
+        let exchange = self.exchange
+        finish()
+        exchange?.cancel()
+    }
+
+    private func finish() {
+        stage = .done
+        exchange = nil
+        captured = []
+    }
+}
