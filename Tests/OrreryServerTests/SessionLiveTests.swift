@@ -61,8 +61,12 @@ struct SessionLiveTests {
             #expect(journalB["total"] as? Int == 2)
             let entries = try #require(journalA["requests"] as? [[String: Any]])
             #expect(entries.allSatisfy { $0["session"] as? String == a.id })
-            // A session cannot change the shared stub files.
-            #expect(try await HTTPClient.request("DELETE", a.url + "/__admin/stubs/\(Self.fileStubID(server))").status == 409)
+            // A session that removes a file stub removes it for itself alone.
+            #expect(try await HTTPClient.request("DELETE", a.url + "/__admin/stubs/\(Self.fileStubID(server))").status == 200)
+            #expect(try await HTTPClient.request("GET", a.url + "/users/1").status == 404)
+            for url in [b.url, server.baseURL] {
+                #expect(try await HTTPClient.request("GET", url + "/users/1").json()["from"] as? String == "file")
+            }
             // The list shows the sessions.
             let list = try await server.request("/__admin/sessions").json()
             #expect(list["count"] as? Int == 2)

@@ -85,11 +85,15 @@ extension AdminAPI {
         return .object([
             ("maximumEntries", .int(limits.maximumEntries)), ("maximumBytes", .int(limits.maximumBytes)),
             ("maximumBodyBytes", .int(limits.maximumBodyBytes)), ("bytes", .int(session.journal.counts.bytes)),
-        ])
+        ] + (session.journal.budget.map { budget in
+            // The bounds hold for every session together: what all of them keep now.
+            let counts = budget.counts
+            return [("daemonEntries", .int(counts.entries)), ("daemonBytes", .int(counts.bytes))]
+        } ?? []))
     }
 
     /// A request pattern from the body: a stub's `request` section, bare or as `{"request": {...}}`.
-    private func requestPattern(_ request: HTTPRequest) -> Result<RequestPattern, AdminReply> {
+    private func requestPattern(_ request: HTTPRequest) -> AdminInput<RequestPattern> {
         let node: SourceNode
         switch parseBody(request) {
         case .success(let parsed): node = parsed
@@ -104,7 +108,7 @@ extension AdminAPI {
     }
 
     /// `limit` (default 100) and `offset` (default 0) from the query; a 400 when either is not a whole number.
-    private static func paging(_ request: HTTPRequest) -> Result<(limit: Int, offset: Int), AdminReply> {
+    private static func paging(_ request: HTTPRequest) -> AdminInput<(limit: Int, offset: Int)> {
         var result = (limit: defaultPageSize, offset: 0)
         for name in ["limit", "offset"] {
             guard let text = request.queryValues(named: name).last else { continue }

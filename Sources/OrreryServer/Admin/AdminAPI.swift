@@ -50,13 +50,10 @@ final class AdminAPI: Sendable {
         }
     }
 
-    func handle(_ request: HTTPRequest, responder: Responder, session: Session) {
-        let reply = authorize(request, remoteAddress: responder.remoteAddress) ?? route(request, session: session)
-        if let stream = reply.stream {
-            stream(responder)
-            return
-        }
-        responder.send(status: reply.status, headers: reply.headers, body: reply.body)
+    /// The answer to an admin call, as a value: the 401 or 403 when it may not use the API, else its endpoint's.
+    /// - Parameter isThroughSessionPort: it came through a session's own port, which answers for that session alone.
+    func reply(to request: HTTPRequest, peer: String, session: Session, isThroughSessionPort: Bool) -> AdminReply {
+        authorize(request, remoteAddress: peer) ?? route(request, session: session, isThroughSessionPort: isThroughSessionPort)
     }
 
     /// Nil when the request may use the API, else the 401 or 403 that says why not.
@@ -67,13 +64,12 @@ final class AdminAPI: Sendable {
     // MARK: - Endpoints
 
     func health(session: Session) -> AdminReply {
-        let index = registry.index
         var members: [(String, JSONValue)] = [
             ("status", .string("ok")),
             ("version", .string(OrreryVersion.current)),
             ("uptimeSeconds", .int(Int(Date().timeIntervalSince(startedAt)))),
             ("threads", .int(threads)),
-            ("stubs", .int(session.isMain ? index.count : visibleStubs(session).count)),
+            ("stubs", .int(visibleStubs(session).count)),
             ("stubFiles", .int(registry.fileCount)),
             ("proxy", .bool(isProxying)),
             ("sessions", .int(sessions.count)),
@@ -84,7 +80,7 @@ final class AdminAPI: Sendable {
 
     /// The stubs a session sees, in the order they are tried on a tie: the shared ones, then its own.
     func visibleStubs(_ session: Session) -> [IndexedStub] {
-        session.isMain ? registry.index.stubs : registry.sharedSnapshot().index.stubs + session.stubs
+        session.stubs.visible(shared: registry.index)
     }
 
     func listStubs(session: Session) -> AdminReply {
@@ -93,8 +89,7 @@ final class AdminAPI: Sendable {
     }
 
     func stub(id: String, session: Session) -> AdminReply {
-        let entry = session.isMain ? registry.index.stub(id: id) : visibleStubs(session).first { $0.stub.id == id }
-        guard let entry else { return .noSuchStub(id) }
+        guard let entry = session.stubs.stub(id: id, shared: registry.index) else { return .noSuchStub(id) }
         return .json(Self.describe(entry.stub))
     }
 
@@ -107,15 +102,7 @@ final class AdminAPI: Sendable {
                     .Code422UnprocessableContent,
                     "The id '\(stub.id)' names the admin endpoint \(Self.prefix)/stubs/\(stub.id), so the stub could not be read, replaced or removed by id; choose another id.")
             }
-            let isAdded: Bool
-            if session.isMain {
-                isAdded = registry.add(stub)
-            } else if visibleStubs(session).contains(where: { $0.stub.id == stub.id }) {
-                isAdded = false
-            } else {
-                isAdded = registry.prepareForSession([stub]).first.map { session.add($0) } ?? false
-            }
-            guard isAdded else {
+            guard let prepared = registry.prepareAdded(stub), session.stubs.add(prepared, shared: registry.index) else {
                 return .error(
                     .Code409Conflict,
                     "A stub with id '\(stub.id)' already exists; replace it with PUT \(Self.prefix)/stubs/\(stub.id), or leave the id out to get a new one.")
@@ -133,13 +120,13 @@ final class AdminAPI: Sendable {
 
     /// `DELETE /__admin/stubs`: every stub added over the API goes; stubs from files stay.
     func removeAPIStubs(session: Session) -> AdminReply {
-        let removed = session.isMain ? registry.removeAdminStubs() : session.removeAllStubs()
+        let removed = session.stubs.removeAll()
         logger.info("\(removed) stubs added through the admin API removed")
         return .json(.object([("apiStubsRemoved", .int(removed)), ("stubs", .int(visibleStubs(session).count))]))
     }
 
     func rewind(session: Session) -> AdminReply {
-        if session.isMain { registry.rewindSequences() } else { session.rewindSequences() }
+        session.sequences.rewind()
         return .json(.object([("rewound", .bool(true))]))
     }
 
@@ -147,32 +134,16 @@ final class AdminAPI: Sendable {
         switch decodeStub(request, id: id) {
         case .failure(let reply): return reply
         case .success(let stub):
-            if session.isMain {
-                guard registry.replace(stub) else { return .noSuchStub(id) }
-            } else {
-                guard let prepared = registry.prepareForSession([stub]).first, session.replace(prepared) else {
-                    return sharedStubRefusal(id: id, session: session)
-                }
+            guard let prepared = registry.prepareAdded(stub), session.stubs.replace(prepared, shared: registry.index) else {
+                return .noSuchStub(id)
             }
             return .json(Self.describe(stub))
         }
     }
 
     func removeStub(id: String, session: Session) -> AdminReply {
-        if session.isMain {
-            guard registry.remove(id: id) else { return .noSuchStub(id) }
-        } else {
-            guard session.remove(id: id) else { return sharedStubRefusal(id: id, session: session) }
-        }
+        guard session.stubs.remove(id: id, shared: registry.index) else { return .noSuchStub(id) }
         return .json(.object([("deleted", .string(id))]))
-    }
-
-    /// A session asked to change a stub it does not own: the 409 for a shared one, else the 404.
-    private func sharedStubRefusal(id: String, session: Session) -> AdminReply {
-        guard registry.sharedSnapshot().index.stub(id: id) != nil else { return .noSuchStub(id) }
-        return .error(
-            .Code409Conflict,
-            "The stub '\(id)' comes from the stub files, which every session shares; a session changes only its own stubs. Add a stub of the session's own instead (with a higher priority to win over it).")
     }
 
     /// `GET /__admin/ca.pem`: the local CA's certificate (made now if there is none yet), never its key.
@@ -225,7 +196,7 @@ final class AdminAPI: Sendable {
     }
 
     /// A request body parsed as JSON for the stub decoder, or the 422 that says where it is not JSON.
-    func parseBody(_ request: HTTPRequest) -> Result<SourceNode, AdminReply> {
+    func parseBody(_ request: HTTPRequest) -> AdminInput<SourceNode> {
         do {
             return .success(try StubLoader.parse(request.body, isJSON: true))
         } catch {
@@ -241,7 +212,7 @@ final class AdminAPI: Sendable {
     }
 
     /// Parses a stub from a request body (the stub-file format, as JSON).
-    private func decodeStub(_ request: HTTPRequest, id: String?) -> Result<Stub, AdminReply> {
+    private func decodeStub(_ request: HTTPRequest, id: String?) -> AdminInput<Stub> {
         let node: SourceNode
         switch parseBody(request) {
         case .success(let parsed): node = parsed

@@ -2,7 +2,7 @@ import OrreryCore
 import OrreryEvent
 
 /// An admin API answer, ready to send.
-struct AdminReply: Error {
+struct AdminReply {
     var status: Int
     var headers: HTTPHeaders
     var body: [UInt8]
@@ -57,4 +57,10 @@ struct AdminReply: Error {
         }
         return .error(.Code422UnprocessableContent, message, details: details + [("errors", .array(list))])
     }
+}
+
+/// What an endpoint read from a request: the value it needs, or the answer that says why it cannot have it.
+enum AdminInput<Value> {
+    case success(Value)
+    case failure(AdminReply)
 }

@@ -26,6 +26,11 @@ final class ProxyForwarder {
     /// The reply for a request no stub answered: forwarded when the host map gives it an upstream, a 502 when its
     /// environment has no host, nil when no configuration applies (a 404 is due).
     func plan(_ request: HTTPRequest) -> Reply? {
+        Self.plan(request, environments: environments)
+    }
+
+    /// `plan(_:)` for a host map: what the pipeline decides without a connection to an upstream.
+    static func plan(_ request: HTTPRequest, environments: EnvironmentRegistry) -> Reply? {
         switch environments.upstream(for: request) {
         case nil:
             return nil
