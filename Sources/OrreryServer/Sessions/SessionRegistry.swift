@@ -16,7 +16,7 @@ final class SessionRegistry: Sendable {
     private let openCount = Atomic<Int>(0)
     private let nextTag = Atomic<Int>(0)
     /// The server, once bound: sessions' ports are its listeners.
-    private let server = Mutex<HTTPServer?>(nil)
+    private let server = Mutex<(any SessionPorts)?>(nil)
     private let host = Mutex<String>("127.0.0.1")
 
     /// - Parameter mainJournal: the daemon's own journal; sessions' journals take its limits and share its budget.
@@ -25,7 +25,7 @@ final class SessionRegistry: Sendable {
     }
 
     /// Called once the server is bound.
-    func attach(_ server: HTTPServer, host: String) {
+    func attach(_ server: any SessionPorts, host: String) {
         self.server.withLock { $0 = server }
         self.host.withLock { $0 = host }
     }
@@ -67,7 +67,7 @@ final class SessionRegistry: Sendable {
         let tag = nextTag.add(1, ordering: .relaxed).newValue
         let port: Int
         do {
-            port = try server.addListener(tag: tag)
+            port = try server.openPort(tag: tag)
         } catch {
             openCount.subtract(1, ordering: .relaxed)
             throw .cannotListen(error.description)
@@ -83,7 +83,7 @@ final class SessionRegistry: Sendable {
         guard let session = sessions.withLock({ $0.removeValue(forKey: id) }) else { return nil }
         byTag.withLock { $0[session.tag] = nil }
         openCount.subtract(1, ordering: .relaxed)
-        server.withLock { $0 }?.removeListeners(tag: session.tag)
+        server.withLock { $0 }?.closePort(tag: session.tag)
         // Its exchanges leave the daemon-wide journal bounds to the sessions that remain.
         session.journal.clear()
         return session
