@@ -43,7 +43,13 @@ final class RequestPipeline: HTTPRequestHandler {
         switch reply {
         case .answer(let answer):
             guard let record = answer.record else { return }
-            logger.debug("\(request.method) \(request.target) -> \(record.status) (\(record.outcome))")
+            guard case .stub(let id, let name, let location) = record.outcome else {
+                logger.debug("\(request.method) \(request.target) -> \(record.status)")
+                return
+            }
+            // As `Stub.label` names it: the name and where it was written, or what there is of them.
+            let label = [name, location.map { name == nil ? "\($0)" : "(\($0))" }].compactMap { $0 }.joined(separator: " ")
+            logger.debug("\(request.method) \(request.target) -> \(record.status) from stub \(label.isEmpty ? id : label)")
         case .fault(let fault, _, _):
             logger.debug("\(request.method) \(request.target) -> fault \(fault.rawValue)")
         case .intercept(let target, _):
