@@ -1,14 +1,14 @@
 /// A response Orrery makes itself (no stub, a bad request, an admin error): JSON that carries the status's
 /// `failureReason` and `recoverySuggestion`, so a developer reading a failed test sees what to do.
 public struct ErrorResponse: Sendable {
-    public var status: Int
+    public var status: HTTPStatus
     public var message: String
     /// Extra members (near misses, the file and line of an error).
     public var details: [(String, JSONValue)]
     /// The reason in place of the status's own, when Orrery knows better (a certificate that failed its check).
     public var failureReason: String?
 
-    public init(status: Int, message: String, details: [(String, JSONValue)] = [], failureReason: String? = nil) {
+    public init(status: HTTPStatus, message: String, details: [(String, JSONValue)] = [], failureReason: String? = nil) {
         self.status = status
         self.message = message
         self.details = details
@@ -16,14 +16,14 @@ public struct ErrorResponse: Sendable {
     }
 
     public init(_ code: HTTPStatusCode, message: String, details: [(String, JSONValue)] = [], failureReason: String? = nil) {
-        self.init(status: code.rawValue, message: message, details: details, failureReason: failureReason)
+        self.init(status: HTTPStatus(code), message: message, details: details, failureReason: failureReason)
     }
 
     public var json: JSONValue {
-        let code = HTTPStatusCode(rawValue: status)
+        let code = status.known
         var members: [(String, JSONValue)] = [
-            ("status", .int(status)),
-            ("error", .string(HTTPStatusCode.reasonPhrase(for: status))),
+            ("status", .int(status.code)),
+            ("error", .string(status.reasonPhrase)),
             ("message", .string(message)),
             ("failureReason", .string(failureReason ?? code?.failureReason ?? "The request failed with status \(status).")),
             ("recoverySuggestion", .string(code?.recoverySuggestion ?? "Check the request and try again.")),

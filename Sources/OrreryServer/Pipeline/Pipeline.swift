@@ -59,13 +59,12 @@ final class Pipeline {
                 .Code404NotFound,
                 message: "There is no session '\(name)': it has ended, or was never opened (POST /__admin/sessions).",
                 details: [("session", .string(name))])
-            return Decision(request: request, session: nil, reply: .made(MadeResponse(error, kind: "noSuchSession"), outcome: nil))
+            return Decision(request: request, session: nil, reply: .made(Response(error, kind: "noSuchSession"), outcome: nil))
         }
         if !request.isAbsoluteForm && request.path.hasPrefix(AdminAPI.prefix) {
             let reply = admin.reply(to: request, peer: incoming.peer, session: session, isThroughSessionPort: incoming.listenerTag != 0)
             if let stream = reply.stream { return Decision(request: request, session: session, reply: .stream(stream)) }
-            let response = EncodedResponse(status: reply.status, headers: reply.headers, body: Payload(reply.body))
-            return Decision(request: request, session: session, reply: .answer(Answer(response, record: nil)))
+            return Decision(request: request, session: session, reply: .answer(Answer(reply.response.encoded, record: nil)))
         }
         return Decision(request: request, session: session, reply: reply(to: request, scheme: incoming.scheme, in: session))
     }
@@ -81,7 +80,7 @@ final class Pipeline {
         let nearMisses = session.nearMisses(request, shared: index)
         let closest = Self.closestStubs(nearMisses)
         let miss = Self.notFound(request, nearMisses: nearMisses, closest: closest, offline: isOffline)
-        return .made(MadeResponse(miss), outcome: .unmatched(closestStubs: closest))
+        return .made(Response(miss), outcome: .unmatched(closestStubs: closest))
     }
 
     // MARK: - Stub answers
@@ -91,7 +90,7 @@ final class Pipeline {
     static func answer(_ request: HTTPRequest, scheme: String, from entry: IndexedStub, prepared: PreparedResponse) -> Reply {
         let outcome = JournalEntry.Outcome.stub(id: entry.stub.id, name: entry.stub.name, location: entry.stub.location)
         guard let dynamic = prepared.dynamic else {
-            let record = JournalRecord(status: prepared.status, headers: prepared.headers, body: prepared.body, outcome: outcome)
+            let record = JournalRecord(status: HTTPStatus(prepared.status), headers: prepared.headers, body: prepared.body, outcome: outcome)
             return .answer(
                 Answer(prepared.encoded(for: request.headers), record: record, delayMilliseconds: prepared.delayMilliseconds))
         }
@@ -101,13 +100,13 @@ final class Pipeline {
             return .fault(fault, delayMilliseconds: delay, outcome: outcome)
         }
         var encoded = prepared.encoded(for: request.headers)
-        var record = JournalRecord(status: prepared.status, headers: prepared.headers, body: prepared.body, outcome: outcome)
+        var record = JournalRecord(status: HTTPStatus(prepared.status), headers: prepared.headers, body: prepared.body, outcome: outcome)
         if dynamic.rendersBody {
             let rendered = dynamic.render(
                 request, parameters: entry.parameters(for: request), scheme: scheme, using: &generator)
             let body = Payload(rendered.body)
             encoded = EncodedResponse(status: rendered.status, headers: rendered.headers, body: body)
-            record = JournalRecord(status: rendered.status, headers: rendered.headers, body: body, outcome: outcome)
+            record = JournalRecord(status: HTTPStatus(rendered.status), headers: rendered.headers, body: body, outcome: outcome)
         }
         var truncated: Int?
         if dynamic.fault == .truncatedBody {
@@ -142,18 +141,18 @@ final class Pipeline {
             } catch {
                 let failure = ErrorResponse(
                     .Code500InternalServerError, message: "CONNECT \(request.target) could not be intercepted: \(error)")
-                return .made(MadeResponse(failure, kind: "tlsError"), outcome: nil)
+                return .made(Response(failure, kind: "tlsError"), outcome: nil)
             }
         }
         guard environments != nil else {
             let reason = isOffline ? "Orrery is offline (--offline)" : "forwarding is off (--no-proxy, or no host map)"
-            return .made(MadeResponse(ErrorResponse(.Code404NotFound, message: "CONNECT \(request.target) is not tunnelled: \(reason).")), outcome: nil)
+            return .made(Response(ErrorResponse(.Code404NotFound, message: "CONNECT \(request.target) is not tunnelled: \(reason).")), outcome: nil)
         }
         guard let target = ConnectTarget(authority: request.target) else {
             let error = ErrorResponse(
                 .Code400BadRequest,
                 message: "CONNECT needs a host and a port (CONNECT api.example.com:443), not '\(request.target)'.")
-            return .made(MadeResponse(error, kind: "badConnectTarget"), outcome: nil)
+            return .made(Response(error, kind: "badConnectTarget"), outcome: nil)
         }
         return .tunnel(target)
     }

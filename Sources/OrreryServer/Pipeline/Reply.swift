@@ -44,7 +44,7 @@ struct Answer {
     }
 
     /// An answer made for this request, journaled with `outcome` when it has one.
-    init(_ made: MadeResponse, outcome: JournalEntry.Outcome?) {
+    init(_ made: Response, outcome: JournalEntry.Outcome?) {
         self.init(
             made.encoded,
             record: outcome.map { JournalRecord(status: made.status, headers: made.headers, body: made.body, outcome: $0) })
@@ -53,7 +53,7 @@ struct Answer {
 
 /// What the journal keeps of an answer: what went out, and who answered.
 struct JournalRecord {
-    var status: Int
+    var status: HTTPStatus
     var headers: HTTPHeaders
     var body: Payload
     var outcome: JournalEntry.Outcome
@@ -61,39 +61,10 @@ struct JournalRecord {
     var fault: String?
 }
 
-/// An answer made for one request.
-struct MadeResponse {
-    var status: Int
-    var reason: String = ""
-    var headers: HTTPHeaders
-    var body: Payload
-    /// The length to declare when it is not the body's: the upstream's answer to a `HEAD`.
-    var contentLength: Int?
-
-    init(status: Int, reason: String = "", headers: HTTPHeaders, body: Payload, contentLength: Int? = nil) {
-        self.status = status
-        self.reason = reason
-        self.headers = headers
-        self.body = body
-        self.contentLength = contentLength
-    }
-
-    /// An error Orrery makes itself, with its kind in `X-Orrery-Error` when it has one.
-    init(_ error: ErrorResponse, kind: String? = nil) {
-        var headers = error.headers
-        if let kind { headers.add("X-Orrery-Error", kind) }
-        self.init(status: error.status, headers: headers, body: Payload(error.body))
-    }
-
-    var encoded: EncodedResponse {
-        EncodedResponse(status: status, reason: reason, headers: headers, body: body, contentLength: contentLength)
-    }
-}
-
 extension Reply {
     /// An answer made for this request (a miss, an error, an upstream's relayed answer), journaled with `outcome`;
     /// nil for answers that are not traffic.
-    static func made(_ response: MadeResponse, outcome: JournalEntry.Outcome?) -> Reply {
+    static func made(_ response: Response, outcome: JournalEntry.Outcome?) -> Reply {
         .answer(Answer(response, outcome: outcome))
     }
 }

@@ -45,7 +45,7 @@ struct ReplyExecutor {
     private func send(_ answer: Answer, for exchange: Exchange) {
         if let record = answer.record {
             serviceLogger.log(
-                exchange, status: record.status, headers: record.headers, body: record.body, outcome: record.outcome,
+                exchange, status: record.status.code, headers: record.headers, body: record.body, outcome: record.outcome,
                 fault: record.fault)
         }
         if let sent = answer.truncatedBodyBytes {

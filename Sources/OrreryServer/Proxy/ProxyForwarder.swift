@@ -42,7 +42,7 @@ final class ProxyForwarder {
                     ("canonicalHost", .string(error.canonicalHost)),
                 ])
             return .made(
-                MadeResponse(failure, kind: "hostNotConfigured"),
+                Response(failure, kind: "hostNotConfigured"),
                 outcome: .proxied(environment: error.key, upstream: error.canonicalHost, error: "hostNotConfigured"))
         case .success(let upstream)?:
             return .forward(Plan(upstream: upstream))
@@ -53,7 +53,7 @@ final class ProxyForwarder {
     /// journal's outcome, on this loop.
     func forward(
         _ plan: Plan, _ request: HTTPRequest, responder: Responder,
-        answered: @escaping (MadeResponse, JournalEntry.Outcome) -> Void
+        answered: @escaping (Response, JournalEntry.Outcome) -> Void
     ) {
         let upstream = plan.upstream
         let injected = upstream.injectedHeaders.compactMap { header -> (String, String)? in
@@ -97,8 +97,8 @@ final class ProxyForwarder {
                 logger.debug(
                     "\(request.method) \(request.target) -> \(response.status) from \(upstream.environmentKey ?? "direct") \(upstream.origin) in \(ContinuousClock.now - started)")
                 answered(
-                    MadeResponse(
-                        status: response.status, reason: response.reason, headers: headers, body: response.body,
+                    Response(
+                        status: HTTPStatus(response.status), reason: response.reason, headers: headers, body: response.body,
                         contentLength: length),
                     .proxied(environment: upstream.environmentKey, upstream: upstream.origin, error: nil))
             case .failure(let failure):
@@ -116,7 +116,7 @@ final class ProxyForwarder {
                         : nil)
                 logger.warning("\(request.method) \(request.target) -> \(code.rawValue): \(failure)")
                 answered(
-                    MadeResponse(error, kind: failure.kind.rawValue),
+                    Response(error, kind: failure.kind.rawValue),
                     .proxied(environment: upstream.environmentKey, upstream: upstream.origin, error: failure.kind.rawValue))
             }
         }
@@ -125,7 +125,7 @@ final class ProxyForwarder {
     /// Answers a `CONNECT` with a byte-for-byte tunnel to the host and port it names. The environment map does not
     /// apply: what goes through is the client's own TLS, meant for that host. `refused` gets the error to answer
     /// when the target cannot be reached.
-    func tunnel(to target: ConnectTarget, responder: Responder, refused: @escaping (MadeResponse) -> Void) {
+    func tunnel(to target: ConnectTarget, responder: Responder, refused: @escaping (Response) -> Void) {
         let started = ContinuousClock.now
         responder.openTunnel(
             to: target, using: client,
@@ -135,7 +135,7 @@ final class ProxyForwarder {
                     code, message: failure.message,
                     details: [("kind", .string(failure.kind.rawValue)), ("upstream", .string(target.description))])
                 logger.warning("CONNECT \(target) -> \(code.rawValue): \(failure)")
-                refused(MadeResponse(error, kind: failure.kind.rawValue))
+                refused(Response(error, kind: failure.kind.rawValue))
             },
             closed: { [logger] totals in
                 logger.debug(

@@ -85,7 +85,7 @@ final class PipelineHarness {
             return (0, "")
         }
         // What the journal would keep and what goes out agree on the status.
-        if let record = answer.record { #expect(record.status == answer.response.status, sourceLocation: sourceLocation) }
+        if let record = answer.record { #expect(record.status.code == answer.response.status, sourceLocation: sourceLocation) }
         return (answer.response.status, answer.response.body.text)
     }
 
