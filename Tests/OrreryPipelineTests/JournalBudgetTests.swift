@@ -37,6 +37,20 @@ struct JournalBudgetTests {
         #expect(main.counts.kept == 0 && sessions[0].counts.kept == 4)
     }
 
+    @Test("what the first journal kept alone is enrolled when a second joins, oldest first")
+    func enrollment() {
+        let limits = Self.limits(entries: 3)
+        let budget = JournalBudget(limits)
+        let main = Journal(limits: limits, budget: budget)
+        for number in 1...5 { main.record(Self.entry("/main-\(number)")) }
+        #expect(main.newestFirst().map(\.request.path) == ["/main-5", "/main-4", "/main-3"])
+        let session = Journal(limits: limits, budget: budget)
+        #expect(budget.counts.entries == 3)
+        session.record(Self.entry("/session"))
+        #expect(main.newestFirst().map(\.request.path) == ["/main-5", "/main-4"])
+        #expect(budget.counts.entries == 3)
+    }
+
     @Test("the byte bound holds for all journals together, and a cleared journal gives its share back")
     func bytes() {
         let size = Self.entry("/a").approximateSize

@@ -44,22 +44,22 @@ struct ReplyKindTests {
             "hosts": [ { "key": "QA", "host": "qa.api.example.com", "protocol": "https" }, { "key": "USER" } ] } ] }
         """
 
-    @Test("a stub's prepared answer, journaled with the stub that gave it")
+    @Test("a stub's prepared answer goes as it was prepared at load")
     func stubAnswer() throws {
         let harness = try PipelineHarness(files: Self.files)
         let decision = harness.decide("GET", "/hello")
-        guard case .answer(let answer) = decision.reply else { Issue.record("\(decision.reply)"); return }
-        #expect(answer.response.status == 200 && answer.response.body.text == "hello")
-        #expect(answer.delayMilliseconds == 0 && answer.bytesPerSecond == nil && answer.truncatedBodyBytes == nil)
-        guard case .stub(let id, _, _)? = answer.record?.outcome else { Issue.record("not a stub's"); return }
-        #expect(id == "hello")
+        guard case .stub(let entry, let prepared) = decision.reply else { Issue.record("\(decision.reply)"); return }
+        #expect(entry.stub.id == "hello")
+        #expect(prepared.status == 200 && prepared.body.text == "hello" && prepared.dynamic == nil)
+        // Sent as prepared at load: the very bytes encoded then.
+        #expect(prepared.encoded(for: [:]).head.count == prepared.encoded.head.count)
         #expect(decision.session === harness.sessions.main)
     }
 
     @Test("a fixed delay and a drawn one travel with the answer; a throttle carries its rate")
     func delayAndThrottle() throws {
         let harness = try PipelineHarness(files: Self.files)
-        guard case .answer(let slow) = harness.decide("GET", "/slow").reply,
+        guard case .stub(_, let slow) = harness.decide("GET", "/slow").reply,
             case .answer(let wait) = harness.decide("GET", "/wait").reply,
             case .answer(let throttled) = harness.decide("GET", "/throttled").reply
         else { Issue.record("not answers"); return }

@@ -95,6 +95,20 @@ public final class Journal: Sendable {
         self.limits = limits
         self.budget = budget
         storage = Mutex(Storage())
+        budget?.join(self)
+    }
+
+    /// Hands what this journal kept on its own to its budget, now that another journal shares it.
+    func enrollInBudget() {
+        storage.withLock { storage in
+            var items: [JournalBudget.Item] = []
+            items.reserveCapacity(storage.count)
+            for position in 0..<storage.count {
+                guard let kept = storage.slots[storage.slotIndex(position)] else { continue }
+                items.append(JournalBudget.Item(journal: self, id: kept.entry.id, bytes: kept.entry.recordedSize))
+            }
+            budget?.enroll(items)
+        }
     }
 
     /// Adds an exchange, evicting the oldest ones past a bound; returns its id (0 when the journal is off).
@@ -118,7 +132,8 @@ public final class Journal: Sendable {
             storage.nextID += 1
             storage.total += 1
             storage.bytes += kept.entry.recordedSize
-            guard let budget else {
+            // Checked under this lock: a budget that becomes shared does so under it (see `enrollInBudget`).
+            guard let budget, budget.isInUse else {
                 evicted = storage.append(kept, capacity: limits.maximumEntries)
                 // Over the byte bound: drop the oldest until it holds (the newest always stays).
                 while storage.bytes > limits.maximumBytes && storage.count > 1 {

@@ -85,11 +85,7 @@ extension AdminAPI {
         return .object([
             ("maximumEntries", .int(limits.maximumEntries)), ("maximumBytes", .int(limits.maximumBytes)),
             ("maximumBodyBytes", .int(limits.maximumBodyBytes)), ("bytes", .int(session.journal.counts.bytes)),
-        ] + (session.journal.budget.map { budget in
-            // The bounds hold for every session together: what all of them keep now.
-            let counts = budget.counts
-            return [("daemonEntries", .int(counts.entries)), ("daemonBytes", .int(counts.bytes))]
-        } ?? []))
+        ])
     }
 
     /// A request pattern from the body: a stub's `request` section, bare or as `{"request": {...}}`.

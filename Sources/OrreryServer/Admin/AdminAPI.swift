@@ -69,7 +69,7 @@ final class AdminAPI: Sendable {
             ("version", .string(OrreryVersion.current)),
             ("uptimeSeconds", .int(Int(Date().timeIntervalSince(startedAt)))),
             ("threads", .int(threads)),
-            ("stubs", .int(visibleStubs(session).count)),
+            ("stubs", .int(session.stubs.visibleCount(shared: registry.index))),
             ("stubFiles", .int(registry.fileCount)),
             ("proxy", .bool(isProxying)),
             ("sessions", .int(sessions.count)),

@@ -9,12 +9,13 @@ import OrreryEvent
 /// `PipelineRequest` and its replies out through `ReplyExecutor`, and the tests call `decide` directly. One instance
 /// per event loop, used only on that loop's thread, so the cached index needs no lock.
 final class Pipeline {
-    /// What `decide` gives: the request as the pipeline read it, the session it belongs to (nil when it names one
-    /// the daemon does not have), and the reply.
+    /// What `decide` gives: the session the request belongs to (nil when it names one the daemon does not have),
+    /// the reply, and the request as the pipeline read it when that is not as it came (inside an intercepted
+    /// tunnel, the absolute URL it is for).
     struct Decision {
-        var request: HTTPRequest
         var session: Session?
         var reply: Reply
+        var rewritten: HTTPRequest?
     }
 
     private let registry: StubRegistry
@@ -52,21 +53,22 @@ final class Pipeline {
 
     func decide(_ incoming: PipelineRequest) -> Decision {
         // Inside an intercepted tunnel a request names only its path: it is read as the https URL it is for.
-        let request = incoming.interceptedAuthority.map { Self.absolute(incoming.head, authority: $0) } ?? incoming.head
+        let rewritten = incoming.interceptedAuthority.map { Self.absolute(incoming.head, authority: $0) }
+        let request = rewritten ?? incoming.head
         guard let session = sessions.session(for: request, listenerTag: incoming.listenerTag) else {
             let name = request.headers[SessionRegistry.header] ?? ""
             let error = ErrorResponse(
                 .Code404NotFound,
                 message: "There is no session '\(name)': it has ended, or was never opened (POST /__admin/sessions).",
                 details: [("session", .string(name))])
-            return Decision(request: request, session: nil, reply: .made(Response(error, kind: "noSuchSession"), outcome: nil))
+            return Decision(session: nil, reply: .made(Response(error, kind: "noSuchSession"), outcome: nil), rewritten: rewritten)
         }
         if !request.isAbsoluteForm && request.path.hasPrefix(AdminAPI.prefix) {
             let reply = admin.reply(to: request, peer: incoming.peer, session: session, isThroughSessionPort: incoming.listenerTag != 0)
-            if let stream = reply.stream { return Decision(request: request, session: session, reply: .stream(stream)) }
-            return Decision(request: request, session: session, reply: .answer(Answer(reply.response.encoded, record: nil)))
+            if let stream = reply.stream { return Decision(session: session, reply: .stream(stream), rewritten: rewritten) }
+            return Decision(session: session, reply: .answer(Answer(reply.response.encoded, record: nil)), rewritten: rewritten)
         }
-        return Decision(request: request, session: session, reply: reply(to: request, scheme: incoming.scheme, in: session))
+        return Decision(session: session, reply: reply(to: request, scheme: incoming.scheme, in: session), rewritten: rewritten)
     }
 
     /// The answer a request that is not for the admin API gets in `session`.
@@ -88,12 +90,8 @@ final class Pipeline {
     /// A stub's answer for this request: the prepared one as it is (the request path's usual case: nothing made),
     /// or, for a dynamic response, the delay drawn, the template or page rendered, the fault chosen.
     static func answer(_ request: HTTPRequest, scheme: String, from entry: IndexedStub, prepared: PreparedResponse) -> Reply {
+        guard let dynamic = prepared.dynamic else { return .stub(entry, prepared) }
         let outcome = JournalEntry.Outcome.stub(id: entry.stub.id, name: entry.stub.name, location: entry.stub.location)
-        guard let dynamic = prepared.dynamic else {
-            let record = JournalRecord(status: HTTPStatus(prepared.status), headers: prepared.headers, body: prepared.body, outcome: outcome)
-            return .answer(
-                Answer(prepared.encoded(for: request.headers), record: record, delayMilliseconds: prepared.delayMilliseconds))
-        }
         var generator = SystemRandomNumberGenerator()
         let delay = dynamic.delay == nil ? prepared.delayMilliseconds : dynamic.sampleDelay(using: &generator)
         if let fault = dynamic.fault, fault != .truncatedBody {

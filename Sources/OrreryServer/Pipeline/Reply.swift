@@ -4,8 +4,11 @@ import OrreryEvent
 /// What the pipeline decided to answer a request with, as a value. `ReplyExecutor` carries it out and journals it,
 /// so no path can forget the journal or answer twice.
 enum Reply {
-    /// An answer to send once: a stub's (prepared when the stubs loaded, or rendered for this request), or one made
-    /// for it (a miss, an error, an admin answer).
+    /// A stub's answer as prepared when the stubs loaded (encoded, compressed), sent as it is: the request path's
+    /// usual case, which makes and copies nothing.
+    case stub(IndexedStub, PreparedResponse)
+    /// An answer to send once: a stub's dynamic one (rendered, delayed or cut for this request), or one made for it
+    /// (a miss, an error, an admin answer).
     case answer(Answer)
     /// A stub's fault in place of an answer: a reset, a close, bytes that are not HTTP, or silence.
     case fault(Fault, delayMilliseconds: Int, outcome: JournalEntry.Outcome)

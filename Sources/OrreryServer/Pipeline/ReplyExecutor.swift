@@ -12,6 +12,18 @@ struct ReplyExecutor {
 
     func carryOut(_ reply: Reply, for exchange: Exchange) {
         switch reply {
+        case .stub(let entry, let prepared):
+            // The journal keeps the body as the stub gives it, whichever encoding goes out.
+            let encoded = prepared.encoded(for: exchange.request.headers)
+            if prepared.delayMilliseconds > 0 {
+                exchange.responder.after(milliseconds: prepared.delayMilliseconds) {
+                    log(prepared, of: entry, for: exchange)
+                    exchange.responder.send(encoded)
+                }
+            } else {
+                log(prepared, of: entry, for: exchange)
+                exchange.responder.send(encoded)
+            }
         case .answer(let answer):
             if answer.delayMilliseconds > 0 {
                 exchange.responder.after(milliseconds: answer.delayMilliseconds) { send(answer, for: exchange) }
@@ -39,6 +51,12 @@ struct ReplyExecutor {
         case .stream(let start):
             start(exchange.responder)
         }
+    }
+
+    private func log(_ prepared: PreparedResponse, of entry: IndexedStub, for exchange: Exchange) {
+        serviceLogger.log(
+            exchange, status: prepared.status, headers: prepared.headers, body: prepared.body,
+            outcome: .stub(id: entry.stub.id, name: entry.stub.name, location: entry.stub.location))
     }
 
     /// Journals the answer, then sends it: whole, at its bandwidth limit, or cut.

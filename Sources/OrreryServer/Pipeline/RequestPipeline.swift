@@ -34,13 +34,16 @@ final class RequestPipeline: HTTPRequestHandler {
             if case .answer(let answer) = decision.reply { responder.send(answer.response) }
             return
         }
-        let exchange = Exchange(request: decision.request, responder: responder, startedAt: startedAt, session: session)
+        let exchange = Exchange(
+            request: decision.rewritten ?? incoming.head, responder: responder, startedAt: startedAt, session: session)
         executor.carryOut(decision.reply, for: exchange)
-        if isDebugLogging { logDecision(decision.reply, for: decision.request) }
+        if isDebugLogging { logDecision(decision.reply, for: exchange.request) }
     }
 
     private func logDecision(_ reply: Reply, for request: HTTPRequest) {
         switch reply {
+        case .stub(let entry, let prepared):
+            logger.debug("\(request.method) \(request.target) -> \(prepared.status) from stub \(entry.stub.label)")
         case .answer(let answer):
             guard let record = answer.record else { return }
             guard case .stub(let id, let name, let location) = record.outcome else {

@@ -32,6 +32,14 @@ final class SessionStubs: Sendable {
         }
     }
 
+    /// How many stubs the session sees, counted without listing them.
+    func visibleCount(shared: StubIndex) -> Int {
+        guard isInUse.load(ordering: .acquiring) else { return shared.count }
+        return own.withLock { own in
+            shared.count - own.hidden.count { shared.stub(id: $0) != nil } + own.table.count
+        }
+    }
+
     /// The stub with this id as the session sees it: its own, else a shared one it did not hide.
     func stub(id: String, shared: StubIndex) -> IndexedStub? {
         own.withLock { own in

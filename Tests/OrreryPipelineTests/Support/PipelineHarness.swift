@@ -80,6 +80,9 @@ final class PipelineHarness {
         sourceLocation: Testing.SourceLocation = #_sourceLocation
     ) -> (status: Int, text: String) {
         let decision = decide(method, target, body: body, session: session, listenerTag: listenerTag)
+        if case .stub(_, let prepared) = decision.reply {
+            return (prepared.status, prepared.body.text)
+        }
         guard case .answer(let answer) = decision.reply else {
             Issue.record("\(method) \(target) is not answered: \(decision.reply)", sourceLocation: sourceLocation)
             return (0, "")
