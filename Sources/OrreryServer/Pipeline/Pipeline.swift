@@ -53,8 +53,15 @@ final class Pipeline {
 
     func decide(_ incoming: PipelineRequest) -> Decision {
         // Inside an intercepted tunnel a request names only its path: it is read as the https URL it is for.
-        let rewritten = incoming.interceptedAuthority.map { Self.absolute(incoming.head, authority: $0) }
-        let request = rewritten ?? incoming.head
+        if let authority = incoming.interceptedAuthority {
+            let rewritten = Self.absolute(incoming.head, authority: authority)
+            return decide(rewritten, incoming, rewritten: rewritten)
+        }
+        // Passed on as it is, borrowed: no copy of the request on the usual path.
+        return decide(incoming.head, incoming, rewritten: nil)
+    }
+
+    private func decide(_ request: HTTPRequest, _ incoming: PipelineRequest, rewritten: HTTPRequest?) -> Decision {
         guard let session = sessions.session(for: request, listenerTag: incoming.listenerTag) else {
             let name = request.headers[SessionRegistry.header] ?? ""
             let error = ErrorResponse(

@@ -17,7 +17,7 @@ struct PipelineRequest: Sendable {
     var interceptedAuthority: String?
 
     init(
-        _ head: HTTPRequest, scheme: String = "http", version: String = "HTTP/1.1", peer: String = "127.0.0.1",
+        _ head: consuming HTTPRequest, scheme: String = "http", version: String = "HTTP/1.1", peer: String = "127.0.0.1",
         listenerTag: Int = 0, interceptedAuthority: String? = nil
     ) {
         self.head = head
