@@ -108,6 +108,15 @@ let package = Package(
             dependencies: ["OrreryServer", "OrreryCore", "OrreryEvent"],
             swiftSettings: swiftSettings
         ),
+        // The request pipeline as values: requests in, replies out, no port opened (the fast tier; the live tests
+        // in OrreryServerTests are the other).
+        .testTarget(
+            name: "OrreryPipelineTests",
+            dependencies: [
+                "OrreryServer", "OrreryCore", "OrreryEvent", .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // Runs the real orrery binary; depending on it makes `swift test` build it first.
         .testTarget(name: "OrreryEndToEndTests", dependencies: ["orrery"], swiftSettings: swiftSettings),
         // The client against the real binary, which depending on `orrery` builds first.

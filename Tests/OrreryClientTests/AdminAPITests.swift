@@ -267,20 +267,27 @@ import Testing
     @Test func everyCallCarriesTheSessionAndTheToken() async throws {
         let daemon = try await Daemon.start()
         defer { daemon.stop() }
-        // A client whose base URL has a path is not on the admin API: its calls reach this stub and the journal.
-        try await stubRequest(.any, pattern: "^/spy/").andReturn(200)
-            .withJSON(["status": "ok", "version": "spy", "stubs": 0]).install(on: daemon.client)
+        // A client whose base URL has a path is not on the admin API: its calls reach this stub and the journal of
+        // the session its header names (a header naming no session would be a 404).
+        let first = try await daemon.client.createSession(name: "first")
+        let second = try await daemon.client.createSession(name: "second")
+        for id in [first.id, second.id] {
+            try await stubRequest(.any, pattern: "^/spy/").andReturn(200)
+                .withJSON(["status": "ok", "version": "spy", "stubs": 0]).install(on: daemon.client.inSession(id))
+        }
         let spyURL = try #require(URL(string: "http://127.0.0.1:\(daemon.port)/spy"))
-        let spy = OrreryClient(baseURL: spyURL, session: "s-42", adminToken: "secret-token")
+        let spy = OrreryClient(baseURL: spyURL, session: first.id, adminToken: "secret-token")
         #expect(try await spy.health().version == "spy")
-        _ = try await spy.inSession("s-43").health()
+        _ = try await spy.inSession(second.id).health()
 
-        let calls = try await daemon.client.requests().requests
+        let calls =
+            try await daemon.client.inSession(first.id).requests().requests
+            + daemon.client.inSession(second.id).requests().requests
         #expect(calls.map(\.request.path) == ["/spy/__admin/health", "/spy/__admin/health"])
-        #expect(calls.map { $0.request.header("X-Orrery-Session") } == ["s-43", "s-42"])
+        #expect(calls.map { $0.request.header("X-Orrery-Session") } == [first.id, second.id])
         // The journal redacts what it does not know to be harmless; the header is there either way.
         #expect(calls.allSatisfy { $0.request.header("X-Orrery-Admin-Token") != nil })
-        #expect(spy.session == "s-42")
+        #expect(spy.session == first.id)
         #expect(spy.inSession(nil).session == nil)
     }
 

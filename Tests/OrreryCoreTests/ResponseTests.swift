@@ -167,7 +167,7 @@ struct ErrorResponseTests {
     @Test("Every generated error, whatever its status, carries both texts", arguments: [400, 404, 413, 414, 431, 502, 504])
     func everyStatus(status: Int) throws {
         let code = try #require(HTTPStatusCode(rawValue: status))
-        let json = ErrorResponse(status: status, message: "m").json
+        let json = ErrorResponse(status: HTTPStatus(status), message: "m").json
         #expect(json["failureReason"]?.stringValue == code.failureReason)
         #expect(json["recoverySuggestion"]?.stringValue == code.recoverySuggestion)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import OrreryCore
 import OrreryServer
 import Testing
 
@@ -61,8 +62,12 @@ struct SessionLiveTests {
             #expect(journalB["total"] as? Int == 2)
             let entries = try #require(journalA["requests"] as? [[String: Any]])
             #expect(entries.allSatisfy { $0["session"] as? String == a.id })
-            // A session cannot change the shared stub files.
-            #expect(try await HTTPClient.request("DELETE", a.url + "/__admin/stubs/\(Self.fileStubID(server))").status == 409)
+            // A session that removes a file stub removes it for itself alone.
+            #expect(try await HTTPClient.request("DELETE", a.url + "/__admin/stubs/\(Self.fileStubID(server))").status == 200)
+            #expect(try await HTTPClient.request("GET", a.url + "/users/1").status == 404)
+            for url in [b.url, server.baseURL] {
+                #expect(try await HTTPClient.request("GET", url + "/users/1").json()["from"] as? String == "file")
+            }
             // The list shows the sessions.
             let list = try await server.request("/__admin/sessions").json()
             #expect(list["count"] as? Int == 2)
@@ -135,6 +140,53 @@ struct SessionLiveTests {
                 #expect(try await server.request("DELETE", "/__admin/sessions/\(session.id)").status == 200)
             }
             #expect(try await server.request("/__admin/sessions").json()["count"] as? Int == 0)
+        }
+    }
+
+    @Test("an X-Orrery-Session naming no session is a 404 naming it, before any session was opened")
+    func unknownSessionBeforeAny() async throws {
+        try await LiveServer.with(files: Self.files) { (server: LiveServer) async throws in
+            let unknown = try await server.request("/users/1", headers: ["X-Orrery-Session": "never-opened"])
+            #expect(unknown.status == 404)
+            #expect(unknown.text.contains("'never-opened'"))
+            #expect(try await server.request("/__admin/health", headers: ["X-Orrery-Session": "never-opened"]).status == 404)
+            #expect(try await server.request("/users/1").status == 200)
+        }
+    }
+
+    @Test("a session's port answers for itself alone: listing, opening, reading and ending sessions are 403")
+    func sessionPortIsConfined() async throws {
+        try await LiveServer.with(files: Self.files) { (server: LiveServer) async throws in
+            let a = try await Self.open(server)
+            let b = try await Self.open(server)
+            for (method, path) in [
+                ("GET", "/__admin/sessions"), ("POST", "/__admin/sessions"), ("GET", "/__admin/sessions/\(b.id)"),
+                ("DELETE", "/__admin/sessions/\(b.id)"),
+            ] {
+                #expect(try await HTTPClient.request(method, a.url + path).status == 403, "\(method) \(path)")
+            }
+            // b is still open, and the daemon's port still manages sessions.
+            #expect(try await HTTPClient.request("GET", b.url + "/users/1").status == 200)
+            #expect(try await server.request("/__admin/sessions").json()["count"] as? Int == 2)
+        }
+    }
+
+    @Test("--journal-entries bounds every session's journal together; the oldest exchange goes first")
+    func journalBoundIsDaemonWide() async throws {
+        try await LiveServer.with(files: Self.files, configure: { $0.journal.maximumEntries = 5 }) {
+            (server: LiveServer) async throws in
+            let sessions = [try await Self.open(server), try await Self.open(server), try await Self.open(server)]
+            #expect(try await server.request("/users/1").status == 200)
+            for session in sessions {
+                for _ in 0..<3 { #expect(try await HTTPClient.request("GET", session.url + "/users/1").status == 200) }
+            }
+            var kept = try await server.request("/__admin/requests").json()["total"] as? Int ?? -1
+            for session in sessions {
+                kept += try await HTTPClient.request("GET", session.url + "/__admin/requests").json()["total"] as? Int ?? -1
+            }
+            #expect(kept == 5)
+            // The daemon's own exchange was the oldest: it went first.
+            #expect(try await server.request("/__admin/requests").json()["total"] as? Int == 0)
         }
     }
 

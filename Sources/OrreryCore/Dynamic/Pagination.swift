@@ -113,7 +113,7 @@ public struct Pagination: Sendable, Equatable {
 
     private func badRequest(_ message: String) -> RenderedResponse {
         let error = ErrorResponse(.Code400BadRequest, message: message)
-        return RenderedResponse(status: error.status, headers: error.headers, body: error.body)
+        return RenderedResponse(status: error.status.code, headers: error.headers, body: error.body)
     }
 
     /// An item stays when one of its string values (or the item, if it is a string) contains the query.

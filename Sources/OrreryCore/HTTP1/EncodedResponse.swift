@@ -26,7 +26,7 @@ public struct EncodedResponse: Sendable {
     public init(_ error: ErrorResponse, closing: Bool = false) {
         var headers = error.headers
         if closing { headers.add("Connection", "close") }
-        self.init(status: error.status, headers: headers, body: Payload(error.body))
+        self.init(status: error.status.code, headers: headers, body: Payload(error.body))
     }
 
     /// The bytes that go out for a request in `context`: the body is left out for `HEAD`.

@@ -16,9 +16,12 @@ public struct JournalLimits: Sendable, Equatable {
 
 /// The request journal: the newest exchanges, bounded by count and bytes, shared by every event loop.
 ///
-/// Appending takes a lock for a few pointer moves; entries are built and redacted before, outside it.
+/// Appending takes a lock for a few pointer moves; entries are built and redacted before, outside it. A journal with a
+/// `JournalBudget` leaves the count and byte bounds to it: they then hold for all the journals that share it.
 public final class Journal: Sendable {
     public let limits: JournalLimits
+    /// The bounds shared with the daemon's other journals; nil when this journal's own limits bound it alone.
+    public let budget: JournalBudget?
     private let storage: Mutex<Storage>
 
     /// A ring of slots: `count` entries from `head` (the oldest) on, wrapping around. It grows up to the count
@@ -88,9 +91,24 @@ public final class Journal: Sendable {
         }
     }
 
-    public init(limits: JournalLimits) {
+    public init(limits: JournalLimits, budget: JournalBudget? = nil) {
         self.limits = limits
+        self.budget = budget
         storage = Mutex(Storage())
+        budget?.join(self)
+    }
+
+    /// Hands what this journal kept on its own to its budget, now that another journal shares it.
+    func enrollInBudget() {
+        storage.withLock { storage in
+            var items: [JournalBudget.Item] = []
+            items.reserveCapacity(storage.count)
+            for position in 0..<storage.count {
+                guard let kept = storage.slots[storage.slotIndex(position)] else { continue }
+                items.append(JournalBudget.Item(journal: self, id: kept.entry.id, bytes: kept.entry.recordedSize))
+            }
+            budget?.enroll(items)
+        }
     }
 
     /// Adds an exchange, evicting the oldest ones past a bound; returns its id (0 when the journal is off).
@@ -107,22 +125,44 @@ public final class Journal: Sendable {
         // Evicted entries are freed after the lock is let go: freeing their bodies and headers takes a while.
         var evicted: Kept?
         var evictedForBytes: [Kept] = []
+        var overBudget: [JournalBudget.Item] = []
         let id = storage.withLock { storage in
             let id = storage.nextID
             kept.entry.id = id
             storage.nextID += 1
             storage.total += 1
             storage.bytes += kept.entry.recordedSize
-            evicted = storage.append(kept, capacity: limits.maximumEntries)
-            // Over the byte bound: drop the oldest until it holds (the newest always stays).
-            while storage.bytes > limits.maximumBytes && storage.count > 1 {
-                if let oldest = storage.dropOldest() { evictedForBytes.append(oldest) }
+            // Checked under this lock: a budget that becomes shared does so under it (see `enrollInBudget`).
+            guard let budget, budget.isInUse else {
+                evicted = storage.append(kept, capacity: limits.maximumEntries)
+                // Over the byte bound: drop the oldest until it holds (the newest always stays).
+                while storage.bytes > limits.maximumBytes && storage.count > 1 {
+                    if let oldest = storage.dropOldest() { evictedForBytes.append(oldest) }
+                }
+                return id
             }
+            // The budget's bound is never above this journal's own, so the ring need not bound itself.
+            evicted = storage.append(kept, capacity: Int.max)
+            overBudget = budget.admit(JournalBudget.Item(journal: self, id: id, bytes: kept.entry.recordedSize))
             return id
         }
+        // Dropped after this lock is let go: the oldest may be another journal's.
+        for item in overBudget { item.journal.dropOldest(through: item.id) }
         _ = consume evicted
         _ = consume evictedForBytes
         return id
+    }
+
+    /// Drops the oldest entries up to the one numbered `id`, which the budget chose to evict (a later one of this
+    /// journal, if another thread dropped that one first, then counts for it).
+    private func dropOldest(through id: Int) {
+        var evicted: [Kept] = []
+        storage.withLock { storage in
+            while storage.count > 0, let oldest = storage.slots[storage.head]?.entry.id, oldest <= id {
+                if let dropped = storage.dropOldest() { evicted.append(dropped) }
+            }
+        }
+        _ = consume evicted
     }
 
     /// The kept entries, newest first.
@@ -148,6 +188,7 @@ public final class Journal: Sendable {
 
     public func clear() {
         storage.withLock { storage in
+            budget?.forget(self)
             storage.slots = []
             storage.head = 0
             storage.count = 0

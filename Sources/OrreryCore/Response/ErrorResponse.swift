@@ -1,7 +1,7 @@
 /// A response Orrery makes itself (no stub, a bad request, an admin error): JSON that carries the status's
 /// `failureReason` and `recoverySuggestion`, so a developer reading a failed test sees what to do.
 public struct ErrorResponse: Sendable {
-    public var status: Int
+    public var status: HTTPStatus
     public var message: String
     /// Extra members (near misses, the file and line of an error).
     public var details: [(String, JSONValue)]
@@ -12,7 +12,7 @@ public struct ErrorResponse: Sendable {
     public var recoverySuggestion: String?
 
     public init(
-        status: Int, message: String, details: [(String, JSONValue)] = [], failureReason: String? = nil,
+        status: HTTPStatus, message: String, details: [(String, JSONValue)] = [], failureReason: String? = nil,
         recoverySuggestion: String? = nil
     ) {
         self.status = status
@@ -27,15 +27,15 @@ public struct ErrorResponse: Sendable {
         recoverySuggestion: String? = nil
     ) {
         self.init(
-            status: code.rawValue, message: message, details: details, failureReason: failureReason,
+            status: HTTPStatus(code), message: message, details: details, failureReason: failureReason,
             recoverySuggestion: recoverySuggestion)
     }
 
     public var json: JSONValue {
-        let code = HTTPStatusCode(rawValue: status)
+        let code = status.known
         var members: [(String, JSONValue)] = [
-            ("status", .int(status)),
-            ("error", .string(HTTPStatusCode.reasonPhrase(for: status))),
+            ("status", .int(status.code)),
+            ("error", .string(status.reasonPhrase)),
             ("message", .string(message)),
             ("failureReason", .string(failureReason ?? code?.failureReason ?? "The request failed with status \(status).")),
             ("recoverySuggestion", .string(recoverySuggestion ?? code?.recoverySuggestion ?? "Check the request and try again.")),

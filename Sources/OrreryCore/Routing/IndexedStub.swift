@@ -42,6 +42,10 @@ public final class IndexedStub: Sendable {
         return sequence[max(0, min(position, sequence.count - 1))]
     }
 
+    /// What a sequence is counted against: the same object in every index while the stub and its responses stay
+    /// unchanged, a new one when they change (so a count kept elsewhere knows to start over); nil without a sequence.
+    public var sequenceToken: (any AnyObject & Sendable)? { answered }
+
     /// How many responses the stub's sequence has; 1 for a stub without one.
     public var sequenceLength: Int { max(1, sequence.count) }
 

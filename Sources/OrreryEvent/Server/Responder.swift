@@ -37,16 +37,6 @@ public struct Responder {
         connection.send(response, number: number)
     }
 
-    /// Sends an answer made for this request; the body is sent by reference.
-    public func send(status: Int, reason: String = "", headers: HTTPHeaders, body: Payload) {
-        send(EncodedResponse(status: status, reason: reason, headers: headers, body: body))
-    }
-
-    /// Sends an answer made for this request (errors, admin answers).
-    public func send(status: Int, headers: HTTPHeaders, body: [UInt8]) {
-        send(status: status, headers: headers, body: Payload(body))
-    }
-
     /// Sends the answer after `milliseconds`, without holding up the loop's other connections.
     public func send(afterMilliseconds milliseconds: Int, _ response: EncodedResponse) {
         let connection = connection

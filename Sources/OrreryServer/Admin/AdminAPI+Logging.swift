@@ -67,7 +67,7 @@ extension AdminAPI {
     }
 
     /// A start request's options: its body as a JSON object (an empty body is `{}`), or the 400 that says what to send.
-    static func options(_ request: HTTPRequest, example: String) -> Result<JSONValue, AdminReply> {
+    static func options(_ request: HTTPRequest, example: String) -> AdminInput<JSONValue> {
         guard !request.body.isEmpty else { return .success(.object([])) }
         guard let parsed = try? JSONValue.parse(request.body), case .object = parsed else {
             return .failure(.error(.Code400BadRequest, "The body must be a JSON object such as \(example)."))

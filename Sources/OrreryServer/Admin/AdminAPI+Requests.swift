@@ -91,7 +91,7 @@ extension AdminAPI {
     }
 
     /// A request pattern from the body: a stub's `request` section, bare or as `{"request": {...}}`.
-    private func requestPattern(_ request: HTTPRequest) -> Result<RequestPattern, AdminReply> {
+    private func requestPattern(_ request: HTTPRequest) -> AdminInput<RequestPattern> {
         let node: SourceNode
         switch parseBody(request) {
         case .success(let parsed): node = parsed
@@ -106,7 +106,7 @@ extension AdminAPI {
     }
 
     /// `limit` (default 100) and `offset` (default 0) from the query; a 400 when either is not a whole number.
-    private static func paging(_ request: HTTPRequest) -> Result<(limit: Int, offset: Int), AdminReply> {
+    private static func paging(_ request: HTTPRequest) -> AdminInput<(limit: Int, offset: Int)> {
         var result = (limit: defaultPageSize, offset: 0)
         for name in ["limit", "offset"] {
             guard let text = request.queryValues(named: name).last else { continue }

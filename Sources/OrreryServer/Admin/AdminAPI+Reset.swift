@@ -1,32 +1,23 @@
 import Logging
 import OrreryCore
 
-/// `POST /__admin/reset`: the daemon as it was at the start, for a test that wants nothing of the one before.
+/// `POST /__admin/reset`: the session it is sent to as it was at the start, for a test that wants nothing of the one
+/// before.
 extension AdminAPI {
-    /// Stubs added over the API gone, the stub files read again, the journal cleared, every sequence at its first
-    /// response. When the files do not load, the stubs loaded from them before stay (as for a reload), the rest is
-    /// reset all the same, and the answer is the 422 with every error.
+    /// The session's own stubs gone (those that replaced or removed a file stub included), the stub files read again,
+    /// the journal cleared, every sequence at its first response and every scenario in `Started`. When the files do
+    /// not load, the stubs loaded from them before stay (as for a reload), the rest is reset all the same, and the
+    /// answer is the 422 with every error. Other sessions keep their places: a reload carries an unchanged stub's
+    /// sequence on.
     func reset(session: Session) -> AdminReply {
-        guard session.isMain else {
-            // A session's own: its stubs, journal, sequences and scenarios; the shared stub files stay as they are.
-            let (removed, cleared) = session.reset()
-            serviceLogger.feed.publishCleared(session: session.id)
-            return .json(
-                .object([
-                    ("reset", .bool(true)), ("apiStubsRemoved", .int(removed)), ("requestsCleared", .int(cleared)),
-                    ("stubs", .int(visibleStubs(session).count)), ("stubFiles", .int(registry.fileCount)),
-                ]))
-        }
-        let outcome = registry.reset()
+        let reload = registry.reloadForReset()
         let cleared = session.journal.counts.kept
-        serviceLogger.clearJournal(of: session)
-        session.scenarios.reset()
-        var counts: [(String, JSONValue)] = [
-            ("apiStubsRemoved", .int(outcome.apiStubsRemoved)), ("requestsCleared", .int(cleared)),
-        ]
-        switch outcome.reload {
+        let (removed, _) = session.reset()
+        serviceLogger.feed.publishCleared(session: session.id)
+        var counts: [(String, JSONValue)] = [("apiStubsRemoved", .int(removed)), ("requestsCleared", .int(cleared))]
+        switch reload {
         case .success(let loaded):
-            counts += [("stubs", .int(loaded.stubs)), ("stubFiles", .int(loaded.files))]
+            counts += [("stubs", .int(visibleStubs(session).count)), ("stubFiles", .int(loaded.files))]
             logger.info("reset through the admin API: \(loaded.stubs) stubs from \(loaded.files) files")
             return .json(.object([("reset", .bool(true))] + counts))
         case .failure(let errors):
@@ -34,7 +25,7 @@ extension AdminAPI {
             return .sourceErrors(
                 errors,
                 message: "The stub files did not load, so the stubs read from them before stay; the API stubs were removed, the journal cleared and the sequences rewound.",
-                details: counts + [("stubs", .int(registry.index.count))])
+                details: counts + [("stubs", .int(visibleStubs(session).count))])
         }
     }
 }

@@ -58,13 +58,15 @@ extension AdminAPI {
             api.resetScenarios(session: call.session)
         },
 
-        AdminRoute("POST", "/__admin/sessions", "open a session: a private Orrery on a port of its own") { api, call in
-            api.openSession(call.request)
+        AdminRoute(
+            "POST", "/__admin/sessions", "open a session: a private Orrery on a port of its own", isSessionScoped: false
+        ) { api, call in api.openSession(call.request) },
+        AdminRoute("GET", "/__admin/sessions", "the open sessions", isSessionScoped: false) { api, _ in api.listSessions() },
+        AdminRoute("GET", "/__admin/sessions/{id}", "one session", isSessionScoped: false) { api, call in
+            api.session(id: call.parameter("id"))
         },
-        AdminRoute("GET", "/__admin/sessions", "the open sessions") { api, _ in api.listSessions() },
-        AdminRoute("GET", "/__admin/sessions/{id}", "one session") { api, call in api.session(id: call.parameter("id")) },
-        AdminRoute("DELETE", "/__admin/sessions/{id}", "end a session and close its port") { api, call in
-            api.closeSession(id: call.parameter("id"))
+        AdminRoute("DELETE", "/__admin/sessions/{id}", "end a session and close its port", isSessionScoped: false) {
+            api, call in api.closeSession(id: call.parameter("id"))
         },
 
         AdminRoute("POST", "/__admin/recordings/start", "record proxied traffic as fixtures") { api, call in
@@ -85,10 +87,16 @@ extension AdminAPI {
     static let router = AdminRouter(routes)
 
     /// The answer for a request that passed `authorize`: its endpoint's, or the 404 or 405 the table implies.
-    func route(_ request: HTTPRequest, session: Session) -> AdminReply {
+    func route(_ request: HTTPRequest, session: Session, isThroughSessionPort: Bool = false) -> AdminReply {
         switch Self.router.resolve(method: request.method, path: AdminRouter.segments(of: request)) {
+        case .route(let route, _) where isThroughSessionPort && !route.isSessionScoped:
+            return .error(
+                .Code403Forbidden,
+                "A session's port answers the admin API for its own session alone; \(route.name) reaches other sessions. Call it on the daemon's port.")
         case .route(let route, let parameters):
-            return route.answer(self, AdminCall(request: request, parameters: parameters, session: session))
+            return route.answer(
+                self,
+                AdminCall(request: request, parameters: parameters, session: session, isThroughSessionPort: isThroughSessionPort))
         case .methodNotAllowed(let allowed):
             return .methodNotAllowed(request, allowed: allowed)
         case .notFound:

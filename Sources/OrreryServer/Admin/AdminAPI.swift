@@ -50,13 +50,10 @@ final class AdminAPI: Sendable {
         }
     }
 
-    func handle(_ request: HTTPRequest, responder: Responder, session: Session) {
-        let reply = authorize(request, remoteAddress: responder.remoteAddress) ?? route(request, session: session)
-        if let stream = reply.stream {
-            stream(responder)
-            return
-        }
-        responder.send(status: reply.status, headers: reply.headers, body: reply.body)
+    /// The answer to an admin call, as a value: the 401 or 403 when it may not use the API, else its endpoint's.
+    /// - Parameter isThroughSessionPort: it came through a session's own port, which answers for that session alone.
+    func reply(to request: HTTPRequest, peer: String, session: Session, isThroughSessionPort: Bool) -> AdminReply {
+        authorize(request, remoteAddress: peer) ?? route(request, session: session, isThroughSessionPort: isThroughSessionPort)
     }
 
     /// Nil when the request may use the API, else the 401 or 403 that says why not.
@@ -67,13 +64,12 @@ final class AdminAPI: Sendable {
     // MARK: - Endpoints
 
     func health(session: Session) -> AdminReply {
-        let index = registry.index
         var members: [(String, JSONValue)] = [
             ("status", .string("ok")),
             ("version", .string(OrreryVersion.current)),
             ("uptimeSeconds", .int(Int(Date().timeIntervalSince(startedAt)))),
             ("threads", .int(threads)),
-            ("stubs", .int(session.isMain ? index.count : visibleStubs(session).count)),
+            ("stubs", .int(session.stubs.visibleCount(shared: registry.index))),
             ("stubFiles", .int(registry.fileCount)),
             ("proxy", .bool(isProxying)),
             ("sessions", .int(sessions.count)),
@@ -84,7 +80,7 @@ final class AdminAPI: Sendable {
 
     /// The stubs a session sees, in the order they are tried on a tie: the shared ones, then its own.
     func visibleStubs(_ session: Session) -> [IndexedStub] {
-        session.isMain ? registry.index.stubs : registry.sharedSnapshot().index.stubs + session.stubs
+        session.stubs.visible(shared: registry.index)
     }
 
     func listStubs(session: Session) -> AdminReply {
@@ -93,8 +89,7 @@ final class AdminAPI: Sendable {
     }
 
     func stub(id: String, session: Session) -> AdminReply {
-        let entry = session.isMain ? registry.index.stub(id: id) : visibleStubs(session).first { $0.stub.id == id }
-        guard let entry else { return .noSuchStub(id) }
+        guard let entry = session.stubs.stub(id: id, shared: registry.index) else { return .noSuchStub(id) }
         return .json(Self.describe(entry.stub))
     }
 
@@ -145,10 +140,7 @@ final class AdminAPI: Sendable {
                 .Code422UnprocessableContent,
                 "The id '\(stub.id)' names the admin endpoint \(Self.prefix)/stubs/\(stub.id), so the stub could not be read, replaced or removed by id; choose another id.")
         }
-        let isTaken =
-            session.isMain
-            ? registry.index.stub(id: stub.id) != nil : visibleStubs(session).contains { $0.stub.id == stub.id }
-        return isTaken ? Self.taken(stub.id) : nil
+        return session.stubs.stub(id: stub.id, shared: registry.index) != nil ? Self.taken(stub.id) : nil
     }
 
     private static func taken(_ id: String) -> AdminReply {
@@ -159,8 +151,7 @@ final class AdminAPI: Sendable {
 
     /// Adds the stub to the session; false when its id was taken meanwhile.
     private func add(_ stub: Stub, session: Session) -> Bool {
-        let isAdded =
-            session.isMain ? registry.add(stub) : registry.prepareForSession([stub]).first.map { session.add($0) } ?? false
+        let isAdded = registry.prepareAdded(stub).map { session.stubs.add($0, shared: registry.index) } ?? false
         if isAdded {
             logger.info("stub added through the admin API", metadata: ["id": "\(stub.id)", "session": "\(session.id ?? "main")"])
         }
@@ -175,13 +166,13 @@ final class AdminAPI: Sendable {
 
     /// `DELETE /__admin/stubs`: every stub added over the API goes; stubs from files stay.
     func removeAPIStubs(session: Session) -> AdminReply {
-        let removed = session.isMain ? registry.removeAdminStubs() : session.removeAllStubs()
+        let removed = session.stubs.removeAll()
         logger.info("\(removed) stubs added through the admin API removed")
         return .json(.object([("apiStubsRemoved", .int(removed)), ("stubs", .int(visibleStubs(session).count))]))
     }
 
     func rewind(session: Session) -> AdminReply {
-        if session.isMain { registry.rewindSequences() } else { session.rewindSequences() }
+        session.sequences.rewind()
         return .json(.object([("rewound", .bool(true))]))
     }
 
@@ -189,32 +180,16 @@ final class AdminAPI: Sendable {
         switch decodeStub(request, id: id) {
         case .failure(let reply): return reply
         case .success(let stub):
-            if session.isMain {
-                guard registry.replace(stub) else { return .noSuchStub(id) }
-            } else {
-                guard let prepared = registry.prepareForSession([stub]).first, session.replace(prepared) else {
-                    return sharedStubRefusal(id: id, session: session)
-                }
+            guard let prepared = registry.prepareAdded(stub), session.stubs.replace(prepared, shared: registry.index) else {
+                return .noSuchStub(id)
             }
             return .json(Self.describe(stub))
         }
     }
 
     func removeStub(id: String, session: Session) -> AdminReply {
-        if session.isMain {
-            guard registry.remove(id: id) else { return .noSuchStub(id) }
-        } else {
-            guard session.remove(id: id) else { return sharedStubRefusal(id: id, session: session) }
-        }
+        guard session.stubs.remove(id: id, shared: registry.index) else { return .noSuchStub(id) }
         return .json(.object([("deleted", .string(id))]))
-    }
-
-    /// A session asked to change a stub it does not own: the 409 for a shared one, else the 404.
-    private func sharedStubRefusal(id: String, session: Session) -> AdminReply {
-        guard registry.sharedSnapshot().index.stub(id: id) != nil else { return .noSuchStub(id) }
-        return .error(
-            .Code409Conflict,
-            "The stub '\(id)' comes from the stub files, which every session shares; a session changes only its own stubs. Add a stub of the session's own instead (with a higher priority to win over it).")
     }
 
     /// `GET /__admin/ca.pem`: the local CA's certificate (made now if there is none yet), never its key.
@@ -270,13 +245,13 @@ final class AdminAPI: Sendable {
     }
 
     /// A request body parsed as JSON for the stub decoder, or the 422 that says where it is not JSON.
-    func parseBody(_ request: HTTPRequest) -> Result<SourceNode, AdminReply> {
+    func parseBody(_ request: HTTPRequest) -> AdminInput<SourceNode> {
         parseBody(request, allowsYAML: false)
     }
 
     /// A request body parsed for the stub decoder: JSON, or with `allowsYAML` YAML too (a YAML content type, or a
     /// body that does not open as JSON does), or the 422 that says where it does not parse.
-    func parseBody(_ request: HTTPRequest, allowsYAML: Bool) -> Result<SourceNode, AdminReply> {
+    func parseBody(_ request: HTTPRequest, allowsYAML: Bool) -> AdminInput<SourceNode> {
         let first = request.body.first { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }
         let isYAML =
             allowsYAML
@@ -303,7 +278,7 @@ final class AdminAPI: Sendable {
     }
 
     /// Parses a stub from a request body (the stub-file format, as JSON).
-    private func decodeStub(_ request: HTTPRequest, id: String?) -> Result<Stub, AdminReply> {
+    private func decodeStub(_ request: HTTPRequest, id: String?) -> AdminInput<Stub> {
         switch parseBody(request) {
         case .success(let node): return decodeStub(node, id: id)
         case .failure(let reply): return .failure(reply)
@@ -311,7 +286,7 @@ final class AdminAPI: Sendable {
     }
 
     /// Decodes one stub of the stub-file format.
-    private func decodeStub(_ node: SourceNode, id: String?) -> Result<Stub, AdminReply> {
+    private func decodeStub(_ node: SourceNode, id: String?) -> AdminInput<Stub> {
         var decoder = bodyDecoder(makeID: { _ in id ?? StubID.random() })
         guard var stub = decoder.decodeSingle(node), decoder.errors.isEmpty else {
             return .failure(.sourceErrors(SourceErrors(decoder.errors), message: "The stub is not valid."))

@@ -34,6 +34,6 @@ private final class JournalQueryRun {
             return
         }
         let reply = make(query.found)
-        responder.send(status: reply.status, headers: reply.headers, body: reply.body)
+        responder.send(reply.response.encoded)
     }
 }

@@ -1,20 +1,26 @@
 import OrreryCore
 import OrreryEvent
 
-/// An admin API answer, ready to send.
-struct AdminReply: Error {
-    var status: Int
-    var headers: HTTPHeaders
-    var body: [UInt8]
+/// An admin API answer: a `Response`, or an answer streamed as it happens.
+struct AdminReply {
+    var response: Response
     /// For an answer streamed as it happens (server-sent events): starts it on the responder instead of sending
-    /// `body`.
+    /// `response`.
     var stream: (@Sendable (Responder) -> Void)?
 
-    init(status: Int, headers: HTTPHeaders, body: [UInt8]) {
-        self.status = status
-        self.headers = headers
-        self.body = body
+    init(status: HTTPStatus, headers: HTTPHeaders, body: [UInt8]) {
+        response = Response(status: status, headers: headers, body: Payload(body))
     }
+
+    var status: HTTPStatus { response.status }
+
+    var headers: HTTPHeaders {
+        get { response.headers }
+        set { response.headers = newValue }
+    }
+
+    /// The body's bytes, copied: for reading an answer, not for sending it.
+    var body: [UInt8] { response.body.withUnsafeBytes { Array($0) } }
 
     /// An answer streamed by `start` once the request is authorized.
     static func streamed(_ start: @escaping @Sendable (Responder) -> Void) -> AdminReply {
@@ -23,7 +29,7 @@ struct AdminReply: Error {
         return reply
     }
 
-    static func json(_ value: JSONValue, status: Int = 200) -> AdminReply {
+    static func json(_ value: JSONValue, status: HTTPStatus = 200) -> AdminReply {
         AdminReply(
             status: status, headers: ["Content-Type": "application/json", "Cache-Control": "no-store"],
             body: Array((value.prettyEncoded + "\n").utf8))
@@ -66,4 +72,10 @@ struct AdminReply: Error {
             .Code422UnprocessableContent, message, details: details + [("errors", .array(list))], failureReason: failureReason,
             recoverySuggestion: recoverySuggestion)
     }
+}
+
+/// What an endpoint read from a request: the value it needs, or the answer that says why it cannot have it.
+enum AdminInput<Value> {
+    case success(Value)
+    case failure(AdminReply)
 }

@@ -7,14 +7,18 @@ struct AdminRoute: Sendable {
     /// What it does, in a line: listed in the 404 for an unknown path.
     let summary: String
     let answer: @Sendable (AdminAPI, AdminCall) -> AdminReply
+    /// Whether a session's own port may call it: false for what reaches beyond the session (opening, listing and
+    /// ending sessions), since a session's port answers for that session alone.
+    let isSessionScoped: Bool
 
     init(
-        _ method: String, _ pattern: String, _ summary: String,
+        _ method: String, _ pattern: String, _ summary: String, isSessionScoped: Bool = true,
         answer: @escaping @Sendable (AdminAPI, AdminCall) -> AdminReply
     ) {
         self.method = method
         self.pattern = AdminPathPattern(pattern)
         self.summary = summary
+        self.isSessionScoped = isSessionScoped
         self.answer = answer
     }
 
@@ -26,8 +30,10 @@ struct AdminRoute: Sendable {
 struct AdminCall {
     let request: HTTPRequest
     let parameters: [String: String]
-    /// The session the call is for: its port's, the one `X-Orrery-Session` names, or the main one.
+    /// The session the call is for: its port's, the one `X-Orrery-Session` names, or the daemon's own.
     let session: Session
+    /// Whether it came through a session's own port (not the daemon's, with or without `X-Orrery-Session`).
+    let isThroughSessionPort: Bool
 
     /// The value of a `{name}` segment; the pattern guarantees it is there for the route that declared it.
     func parameter(_ name: String) -> String {

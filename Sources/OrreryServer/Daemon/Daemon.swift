@@ -57,7 +57,8 @@ public final class Daemon: Sendable {
         }
         let proxyEnvironments = configuration.forwardsMisses ? environments : nil
         let serviceLogger = NetworkServiceLogger(
-            journal: Journal(limits: configuration.journal),
+            // One budget for every session's journal: the bounds hold for the daemon, however many sessions.
+            journal: Journal(limits: configuration.journal, budget: JournalBudget(configuration.journal)),
             redactor: Redactor(
                 headers: configuration.redactedHeaders, queryParameters: configuration.redactedQueryParameters,
                 jsonFields: configuration.redactedJSONFields, usesCommonNames: configuration.redactsCommonNames,
@@ -65,7 +66,7 @@ public final class Daemon: Sendable {
             registry: registry, isProxying: proxyEnvironments != nil, logger: logger)
         if let settings = configuration.trafficLog { try serviceLogger.startTrafficLog(settings) }
         self.serviceLogger = serviceLogger
-        let sessions = SessionRegistry(mainJournal: serviceLogger.journal, journalLimits: configuration.journal)
+        let sessions = SessionRegistry(mainJournal: serviceLogger.journal)
         self.sessions = sessions
         let https = HTTPS(
             caFolder: configuration.caFolder, interceptsEveryConnect: configuration.interceptsEveryConnect,
@@ -96,9 +97,10 @@ public final class Daemon: Sendable {
                     environments: environments, client: try UpstreamClient(loop: loop, configuration: configuration.upstream),
                     serviceLogger: serviceLogger, logger: logger, recordBodyLimit: configuration.recordBodyLimit, via: via)
             }
-            return RequestPipeline(
-                registry: registry, admin: admin, proxy: proxy, serviceLogger: serviceLogger, sessions: sessions, https: https,
-                isOffline: configuration.isOffline, templateBudget: configuration.templateBudget, logger: logger)
+            let pipeline = Pipeline(
+                registry: registry, admin: admin, sessions: sessions, environments: proxyEnvironments, https: https,
+                isOffline: configuration.isOffline, templateBudget: configuration.templateBudget, via: via)
+            return RequestPipeline(pipeline: pipeline, proxy: proxy, serviceLogger: serviceLogger, logger: logger)
         }
         admin.listening(host: configuration.http.host, port: server.port)
         serviceLogger.recorder.listening(port: server.port)

@@ -1,47 +1,73 @@
 import OrreryCore
 import OrreryEvent
 
-/// What the pipeline decided to answer a request with. `ReplyExecutor` carries it out and journals it, so no path
-/// can forget the journal or answer twice.
+/// What the pipeline decided to answer a request with, as a value. `ReplyExecutor` carries it out and journals it,
+/// so no path can forget the journal or answer twice.
 enum Reply {
-    /// A stub's answer, prepared (encoded, compressed) when the stubs loaded.
+    /// A stub's answer as prepared when the stubs loaded (encoded, compressed), sent as it is: the request path's
+    /// usual case, which makes and copies nothing.
     case stub(IndexedStub, PreparedResponse)
-    /// An answer made for this request (a miss, an error, an upstream's relayed answer), journaled with `outcome`;
-    /// nil for answers that are not traffic (the admin API's).
-    case made(MadeResponse, outcome: JournalEntry.Outcome?)
-    /// Sent on to an upstream; its answer, or the failure, comes back as `made`.
+    /// An answer to send once: a stub's dynamic one (rendered, delayed or cut for this request), or one made for it
+    /// (a miss, an error, an admin answer).
+    case answer(Answer)
+    /// A stub's fault in place of an answer: a reset, a close, bytes that are not HTTP, or silence.
+    case fault(Fault, delayMilliseconds: Int, outcome: JournalEntry.Outcome)
+    /// Sent on to an upstream; its answer, or the failure, is then sent and journaled as an `answer` is.
     case forward(ProxyForwarder.Plan)
     /// `CONNECT`: a byte-for-byte tunnel to the target.
     case tunnel(ConnectTarget)
     /// `CONNECT` to a host Orrery intercepts: answered here, and the requests inside come through the pipeline.
     case intercept(ConnectTarget, TLSServerContext)
+    /// An answer whose body is sent as it happens (the admin API's server-sent events), started on the responder.
+    case stream(@Sendable (Responder) -> Void)
 }
 
-/// An answer made for one request.
-struct MadeResponse {
-    var status: Int
-    var reason: String = ""
+/// An answer ready to go, and what the journal keeps of it.
+struct Answer {
+    /// What goes out, encoded.
+    var response: EncodedResponse
+    /// What the journal keeps (the body as the stub gives it, whichever encoding goes out); nil for answers that
+    /// are not traffic (the admin API's, a session that does not exist).
+    var record: JournalRecord?
+    var delayMilliseconds = 0
+    /// A bandwidth limit: a slice every 100 ms.
+    var bytesPerSecond: Int?
+    /// The `truncatedBody` fault: the head with the full length, then only this many bytes of the body.
+    var truncatedBodyBytes: Int?
+
+    init(
+        _ response: EncodedResponse, record: JournalRecord?, delayMilliseconds: Int = 0, bytesPerSecond: Int? = nil,
+        truncatedBodyBytes: Int? = nil
+    ) {
+        self.response = response
+        self.record = record
+        self.delayMilliseconds = delayMilliseconds
+        self.bytesPerSecond = bytesPerSecond
+        self.truncatedBodyBytes = truncatedBodyBytes
+    }
+
+    /// An answer made for this request, journaled with `outcome` when it has one.
+    init(_ made: Response, outcome: JournalEntry.Outcome?) {
+        self.init(
+            made.encoded,
+            record: outcome.map { JournalRecord(status: made.status, headers: made.headers, body: made.body, outcome: $0) })
+    }
+}
+
+/// What the journal keeps of an answer: what went out, and who answered.
+struct JournalRecord {
+    var status: HTTPStatus
     var headers: HTTPHeaders
     var body: Payload
-    /// The length to declare when it is not the body's: the upstream's answer to a `HEAD`.
-    var contentLength: Int?
+    var outcome: JournalEntry.Outcome
+    /// The fault carried out, by name.
+    var fault: String?
+}
 
-    init(status: Int, reason: String = "", headers: HTTPHeaders, body: Payload, contentLength: Int? = nil) {
-        self.status = status
-        self.reason = reason
-        self.headers = headers
-        self.body = body
-        self.contentLength = contentLength
-    }
-
-    /// An error Orrery makes itself, with its kind in `X-Orrery-Error` when it has one.
-    init(_ error: ErrorResponse, kind: String? = nil) {
-        var headers = error.headers
-        if let kind { headers.add("X-Orrery-Error", kind) }
-        self.init(status: error.status, headers: headers, body: Payload(error.body))
-    }
-
-    var encoded: EncodedResponse {
-        EncodedResponse(status: status, reason: reason, headers: headers, body: body, contentLength: contentLength)
+extension Reply {
+    /// An answer made for this request (a miss, an error, an upstream's relayed answer), journaled with `outcome`;
+    /// nil for answers that are not traffic.
+    static func made(_ response: Response, outcome: JournalEntry.Outcome?) -> Reply {
+        .answer(Answer(response, outcome: outcome))
     }
 }

@@ -3,36 +3,39 @@ import OrreryCore
 import OrreryEvent
 
 /// Carries out the pipeline's replies on one event loop: journals each exchange (before its answer goes out, so a
-/// client that has its answer finds it in the journal) and sends the answer once, or carries out the stub's delay,
-/// bandwidth limit, template, page or fault.
+/// client that has its answer finds it in the journal) and sends the answer once, after its delay, at its bandwidth
+/// limit, or goes wrong on purpose as its fault says.
 struct ReplyExecutor {
     let serviceLogger: NetworkServiceLogger
     /// Nil when the proxy is off.
     let proxy: ProxyForwarder?
-    /// What rendering a stub's templates may cost per request.
-    var templateBudget = TemplateBudget()
 
     func carryOut(_ reply: Reply, for exchange: Exchange) {
         switch reply {
         case .stub(let entry, let prepared):
-            let outcome = JournalEntry.Outcome.stub(id: entry.stub.id, name: entry.stub.name, location: entry.stub.location)
-            if let dynamic = prepared.dynamic {
-                carryOut(dynamic, of: entry, prepared: prepared, outcome: outcome, for: exchange)
-                return
-            }
             // The journal keeps the body as the stub gives it, whichever encoding goes out.
-            serviceLogger.log(exchange, status: prepared.status, headers: prepared.headers, body: prepared.body, outcome: outcome)
             let encoded = prepared.encoded(for: exchange.request.headers)
             if prepared.delayMilliseconds > 0 {
-                exchange.responder.send(afterMilliseconds: prepared.delayMilliseconds, encoded)
+                exchange.responder.after(milliseconds: prepared.delayMilliseconds) {
+                    log(prepared, of: entry, for: exchange)
+                    exchange.responder.send(encoded)
+                }
             } else {
+                log(prepared, of: entry, for: exchange)
                 exchange.responder.send(encoded)
             }
-        case .made(let response, let outcome):
-            if let outcome {
-                serviceLogger.log(exchange, status: response.status, headers: response.headers, body: response.body, outcome: outcome)
+        case .answer(let answer):
+            if answer.delayMilliseconds > 0 {
+                exchange.responder.after(milliseconds: answer.delayMilliseconds) { send(answer, for: exchange) }
+            } else {
+                send(answer, for: exchange)
             }
-            exchange.responder.send(response.encoded)
+        case .fault(let fault, let delay, let outcome):
+            if delay > 0 {
+                exchange.responder.after(milliseconds: delay) { carryOut(fault, outcome: outcome, for: exchange) }
+            } else {
+                carryOut(fault, outcome: outcome, for: exchange)
+            }
         case .forward(let plan):
             guard let proxy else { return }
             let journalLimit = serviceLogger.isCapturing ? exchange.session.journal.limits.maximumBodyBytes : 0
@@ -49,66 +52,31 @@ struct ReplyExecutor {
             proxy.tunnel(to: target, responder: exchange.responder) { error in
                 carryOut(.made(error, outcome: nil), for: exchange)
             }
+        case .stream(let start):
+            start(exchange.responder)
         }
     }
 
-    // MARK: - Dynamic responses
+    private func log(_ prepared: PreparedResponse, of entry: IndexedStub, for exchange: Exchange) {
+        serviceLogger.log(
+            exchange, status: prepared.status, headers: prepared.headers, body: prepared.body,
+            outcome: .stub(id: entry.stub.id, name: entry.stub.name, location: entry.stub.location))
+    }
 
-    /// In order: the delay (drawn per request), then the fault or the answer (rendered when it has a template or
-    /// a page, else the prepared one), at the bandwidth limit if there is one.
-    private func carryOut(
-        _ dynamic: DynamicResponse, of entry: IndexedStub, prepared: PreparedResponse, outcome: JournalEntry.Outcome,
-        for exchange: Exchange
-    ) {
-        var generator = SystemRandomNumberGenerator()
-        let delay = dynamic.delay == nil ? prepared.delayMilliseconds : dynamic.sampleDelay(using: &generator)
-        let answer = {
-            if let fault = dynamic.fault, fault != .truncatedBody {
-                self.carryOut(fault, outcome: outcome, for: exchange)
-                return
-            }
-            let (encoded, journaled) = self.answer(dynamic, of: entry, prepared: prepared, for: exchange, using: &generator)
-            if dynamic.fault == .truncatedBody {
-                // The answer it would have been, cut: the head with the full length, half the body.
-                let sent = Fault.truncatedLength(of: encoded.body.count)
-                let cut = encoded.body.withUnsafeBytes { Payload($0.prefix(sent)) }
-                self.serviceLogger.log(
-                    exchange, status: journaled.status, headers: journaled.headers, body: cut, outcome: outcome,
-                    fault: Fault.truncatedBody.rawValue)
-                exchange.responder.fail(.truncated(encoded, bodyBytes: sent, bytesPerSecond: dynamic.throttle?.bytesPerSecond))
-                return
-            }
-            self.serviceLogger.log(
-                exchange, status: journaled.status, headers: journaled.headers, body: journaled.body, outcome: outcome)
-            if let throttle = dynamic.throttle {
-                exchange.responder.send(encoded, bytesPerSecond: throttle.bytesPerSecond)
-            } else {
-                exchange.responder.send(encoded)
-            }
+    /// Journals the answer, then sends it: whole, at its bandwidth limit, or cut.
+    private func send(_ answer: Answer, for exchange: Exchange) {
+        if let record = answer.record {
+            serviceLogger.log(
+                exchange, status: record.status.code, headers: record.headers, body: record.body, outcome: record.outcome,
+                fault: record.fault)
         }
-        if delay > 0 {
-            exchange.responder.after(milliseconds: delay, answer)
+        if let sent = answer.truncatedBodyBytes {
+            exchange.responder.fail(.truncated(answer.response, bodyBytes: sent, bytesPerSecond: answer.bytesPerSecond))
+        } else if let bytesPerSecond = answer.bytesPerSecond {
+            exchange.responder.send(answer.response, bytesPerSecond: bytesPerSecond)
         } else {
-            answer()
+            exchange.responder.send(answer.response)
         }
-    }
-
-    /// The answer to send, and what the journal keeps of it.
-    private func answer(
-        _ dynamic: DynamicResponse, of entry: IndexedStub, prepared: PreparedResponse, for exchange: Exchange,
-        using generator: inout SystemRandomNumberGenerator
-    ) -> (EncodedResponse, (status: Int, headers: HTTPHeaders, body: Payload)) {
-        guard dynamic.rendersBody else {
-            return (prepared.encoded(for: exchange.request.headers), (prepared.status, prepared.headers, prepared.body))
-        }
-        let rendered = dynamic.render(
-            exchange.request, parameters: entry.parameters(for: exchange.request), scheme: exchange.scheme, using: &generator,
-            budget: templateBudget)
-        let body = Payload(rendered.body)
-        return (
-            EncodedResponse(status: rendered.status, headers: rendered.headers, body: body),
-            (rendered.status, rendered.headers, body)
-        )
     }
 
     /// Carries out a fault that sends no answer, journaling what went out: nothing, or bytes that are not HTTP. A
@@ -129,7 +97,7 @@ struct ReplyExecutor {
                 fault: fault.rawValue)
             responder.fail(.garbage(Fault.malformedBytes))
         case .truncatedBody:
-            break  // carried out with the answer it cuts
+            break  // an answer, cut: see `Answer.truncatedBodyBytes`
         case .noResponse:
             responder.fail(.hold)
             responder.whenClosed { [serviceLogger] in

@@ -3,187 +3,68 @@ import Logging
 import OrreryCore
 import OrreryEvent
 
-/// Answers the requests of one event loop: admin calls, then stubs, then a 404 that explains the miss.
+/// Where an HTTP/1 connection's requests enter the pipeline: each is framed into a `PipelineRequest`, decided by
+/// `Pipeline`, and carried out by `ReplyExecutor` on the request's responder.
 ///
-/// One instance per loop, used only on that loop's thread, so the cached index needs no lock.
+/// One instance per loop, used only on that loop's thread.
 final class RequestPipeline: HTTPRequestHandler {
-    private let registry: StubRegistry
-    private let admin: AdminAPI
-    /// Nil when the proxy is off (no host map, or `--no-proxy`).
-    private let proxy: ProxyForwarder?
+    private let pipeline: Pipeline
     private let serviceLogger: NetworkServiceLogger
-    private let sessions: SessionRegistry
-    private let https: HTTPS
     private let executor: ReplyExecutor
-    /// `--offline`: misses say that nothing is forwarded.
-    private let isOffline: Bool
     private let logger: Logger
-    private var index: StubIndex
-    private var generation: Int
-    /// What sessions see: the same without the main session's API stubs.
-    private var sharedIndex: StubIndex
-    private var sharedGeneration: Int
     private let isDebugLogging: Bool
 
-    init(
-        registry: StubRegistry, admin: AdminAPI, proxy: ProxyForwarder?, serviceLogger: NetworkServiceLogger,
-        sessions: SessionRegistry, https: HTTPS, isOffline: Bool = false, templateBudget: TemplateBudget = TemplateBudget(),
-        logger: Logger
-    ) {
-        self.sessions = sessions
-        self.https = https
-        self.isOffline = isOffline
-        self.registry = registry
-        self.admin = admin
-        self.proxy = proxy
+    init(pipeline: Pipeline, proxy: ProxyForwarder?, serviceLogger: NetworkServiceLogger, logger: Logger) {
+        self.pipeline = pipeline
         self.serviceLogger = serviceLogger
-        executor = ReplyExecutor(serviceLogger: serviceLogger, proxy: proxy, templateBudget: templateBudget)
+        executor = ReplyExecutor(serviceLogger: serviceLogger, proxy: proxy)
         self.logger = logger
-        (index, generation) = registry.snapshot()
-        (sharedIndex, sharedGeneration) = (index, generation)
         isDebugLogging = logger.logLevel <= .debug
     }
 
-    /// The newest published index; a lock is taken only when the registry changed since the last request.
-    private var currentIndex: StubIndex {
-        if registry.generation != generation {
-            (index, generation) = registry.snapshot()
-        }
-        return index
-    }
-
-    /// The newest index sessions see, taken as `currentIndex` is.
-    private var currentSharedIndex: StubIndex {
-        if registry.generation != sharedGeneration {
-            (sharedIndex, sharedGeneration) = registry.sharedSnapshot()
-        }
-        return sharedIndex
-    }
-
-    func handle(_ request: HTTPRequest, responder: Responder) {
-        // Inside an intercepted tunnel a request names only its path: it is read as the https URL it is for.
-        let request = responder.interceptedAuthority.map { Self.absolute(request, authority: $0) } ?? request
-        guard let session = sessions.session(for: request, listenerTag: responder.listenerTag) else {
-            // The session named in the header has ended (or never was).
-            let error = ErrorResponse(
-                .Code404NotFound,
-                message: "There is no session '\(request.headers[SessionRegistry.header] ?? "")': it has ended, or was never opened (POST /__admin/sessions).")
-            responder.send(MadeResponse(error, kind: "noSuchSession").encoded)
-            return
-        }
-        if !request.isAbsoluteForm && request.path.hasPrefix(AdminAPI.prefix) {
-            admin.handle(request, responder: responder, session: session)
-            return
-        }
+    func handle(_ request: consuming HTTPRequest, responder: Responder) {
+        let incoming = PipelineRequest(
+            request, scheme: responder.scheme, version: responder.context.minorVersion == 0 ? "HTTP/1.0" : "HTTP/1.1",
+            peer: responder.remoteAddress, listenerTag: responder.listenerTag,
+            interceptedAuthority: responder.interceptedAuthority)
         let startedAt = serviceLogger.isCapturing ? Date() : .distantPast
-        let exchange = Exchange(request: request, responder: responder, startedAt: startedAt, session: session)
-        let reply = decide(request, session: session)
-        executor.carryOut(reply, for: exchange)
+        let decision = pipeline.decide(incoming)
+        guard let session = decision.session else {
+            // Not traffic of any session: nothing to journal.
+            if case .answer(let answer) = decision.reply { responder.send(answer.response) }
+            return
+        }
+        // The request moves on into the exchange rather than being copied: it is not used here after.
+        let exchange = Exchange(
+            request: decision.rewritten ?? (consume incoming).head, responder: responder, startedAt: startedAt, session: session)
+        executor.carryOut(decision.reply, for: exchange)
         if isDebugLogging {
-            logDecision(reply, for: request)
-        } else if case .made(let response, .unmatched?) = reply {
+            logDecision(decision.reply, for: exchange.request)
+        } else if case .answer(let answer) = decision.reply, case .unmatched? = answer.record?.outcome {
             // At the default level a miss is still worth its line: it is what a user looks for first.
-            logger.info("\(request.method) \(request.target) -> \(response.status): no stub matches")
+            logger.info("\(exchange.request.method) \(exchange.request.target) -> \(answer.response.status): no stub matches")
         }
-    }
-
-    /// The answer a request gets: a `CONNECT` tunnel, a stub, the upstream, or a 404 that explains the miss.
-    private func decide(_ request: HTTPRequest, session: Session) -> Reply {
-        if request.method == "CONNECT" { return tunnel(request) }
-        let index = session.isMain ? currentIndex : currentSharedIndex
-        if let entry = session.lookup(request, shared: index) { return .stub(entry, session.nextResponse(of: entry)) }
-        if let proxy, let plan = proxy.plan(request) { return plan }
-        if request.path == "/favicon.ico", request.method == "GET" || request.method == "HEAD" {
-            // A browser asks for it on its own: an empty answer, not a miss in the journal.
-            return .made(MadeResponse(status: 204, headers: HTTPHeaders(), body: Payload([UInt8]())), outcome: nil)
-        }
-        let nearMisses = session.nearMisses(request, shared: index)
-        let closest = Self.closestStubs(nearMisses)
-        let miss = Self.notFound(request, nearMisses: nearMisses, closest: closest, offline: isOffline)
-        return .made(MadeResponse(miss), outcome: .unmatched(closestStubs: closest))
-    }
-
-    /// A request from inside an intercepted tunnel as the absolute https URL it is for (the default port left out,
-    /// as a client writes it), so that stubs with a `host`, the host map and the proxy see where it was going.
-    static func absolute(_ request: HTTPRequest, authority: String) -> HTTPRequest {
-        guard !request.isAbsoluteForm else { return request }
-        let host = authority.hasSuffix(":443") ? String(authority.dropLast(4)) : authority
-        return HTTPRequest(method: request.method, target: "https://" + host + request.target, headers: request.headers, body: request.body)
-    }
-
-    /// A `CONNECT` is never a stub's: it is intercepted when its host is one Orrery intercepts, tunnelled blind
-    /// when the proxy is on, and refused with a 404 otherwise.
-    private func tunnel(_ request: HTTPRequest) -> Reply {
-        if https.intercepts, let target = ConnectTarget(authority: request.target), https.intercepts(target.host) {
-            do {
-                return .intercept(target, try https.context())
-            } catch {
-                let failure = ErrorResponse(
-                    .Code500InternalServerError, message: "CONNECT \(request.target) could not be intercepted: \(error)")
-                return .made(MadeResponse(failure, kind: "tlsError"), outcome: nil)
-            }
-        }
-        guard proxy != nil else {
-            let reason = isOffline ? "Orrery is offline (--offline)" : "forwarding is off (--no-proxy, or no host map)"
-            return .made(MadeResponse(ErrorResponse(.Code404NotFound, message: "CONNECT \(request.target) is not tunnelled: \(reason).")), outcome: nil)
-        }
-        guard let target = ConnectTarget(authority: request.target) else {
-            let error = ErrorResponse(
-                .Code400BadRequest,
-                message: "CONNECT needs a host and a port (CONNECT api.example.com:443), not '\(request.target)'.")
-            return .made(MadeResponse(error, kind: "badConnectTarget"), outcome: nil)
-        }
-        return .tunnel(target)
     }
 
     private func logDecision(_ reply: Reply, for request: HTTPRequest) {
         switch reply {
         case .stub(let entry, let prepared):
             logger.debug("\(request.method) \(request.target) -> \(prepared.status) from stub \(entry.stub.label)")
-        case .made(let response, _):
-            logger.debug("\(request.method) \(request.target) -> \(response.status)")
+        case .answer(let answer):
+            guard let record = answer.record else { return }
+            guard case .stub(let id, let name, let location) = record.outcome else {
+                logger.debug("\(request.method) \(request.target) -> \(record.status)")
+                return
+            }
+            // As `Stub.label` names it: the name and where it was written, or what there is of them.
+            let label = [name, location.map { name == nil ? "\($0)" : "(\($0))" }].compactMap { $0 }.joined(separator: " ")
+            logger.debug("\(request.method) \(request.target) -> \(record.status) from stub \(label.isEmpty ? id : label)")
+        case .fault(let fault, _, _):
+            logger.debug("\(request.method) \(request.target) -> fault \(fault.rawValue)")
         case .intercept(let target, _):
             logger.debug("CONNECT \(target) intercepted")
-        case .forward, .tunnel:
+        case .forward, .tunnel, .stream:
             break
         }
-    }
-
-    /// The closest stubs to a miss, with what differed: in the 404's body and in the journal.
-    static func closestStubs(_ nearMisses: [StubIndex.NearMiss]) -> JSONValue {
-        .array(
-            nearMisses.map { miss in
-                .object([
-                    ("id", .string(miss.stub.stub.id)),
-                    ("name", .string(miss.stub.stub.name)),
-                    ("source", .string(miss.stub.stub.location?.description ?? "admin API")),
-                    ("differences", .array(miss.mismatches.map(\.json))),
-                ])
-            })
-    }
-
-    /// The 404 for a request no stub answers: the request as seen, and the closest stubs with what differed.
-    static func notFound(
-        _ request: HTTPRequest, nearMisses: [StubIndex.NearMiss], closest: JSONValue, offline: Bool = false
-    ) -> ErrorResponse {
-        var message = "No stub matches \(request.method) \(request.pathAndQuery)."
-        if let first = nearMisses.first, let difference = first.mismatches.first {
-            message += " Closest: \(first.stub.stub.label), whose \(difference.field)"
-            message += difference.name.map { " '\($0)'" } ?? ""
-            message += " differs (expected \(difference.expected))."
-        }
-        if offline { message += " Orrery is offline (--offline): nothing is forwarded to an upstream." }
-        return ErrorResponse(
-            .Code404NotFound, message: message,
-            details: [
-                (
-                    "request",
-                    .object([
-                        ("method", .string(request.method)), ("path", .string(request.path)),
-                        ("query", .string(String(request.rawQuery))), ("host", .string(request.host)),
-                    ])
-                ),
-                ("closestStubs", closest),
-            ] + (offline ? [("offline", .bool(true))] : []))
     }
 }

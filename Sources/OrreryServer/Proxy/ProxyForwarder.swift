@@ -35,6 +35,11 @@ final class ProxyForwarder {
     /// The reply for a request no stub answered: forwarded when the host map gives it an upstream, a 502 when its
     /// environment has no host, nil when no configuration applies (a 404 is due).
     func plan(_ request: HTTPRequest) -> Reply? {
+        Self.plan(request, environments: environments, via: via)
+    }
+
+    /// `plan(_:)` for a host map: what the pipeline decides without a connection to an upstream.
+    static func plan(_ request: HTTPRequest, environments: EnvironmentRegistry, via: String) -> Reply? {
         switch environments.upstream(for: request) {
         case nil:
             return nil
@@ -46,12 +51,12 @@ final class ProxyForwarder {
                     ("canonicalHost", .string(error.canonicalHost)),
                 ])
             return .made(
-                MadeResponse(failure, kind: "hostNotConfigured"),
+                Response(failure, kind: "hostNotConfigured"),
                 outcome: .proxied(environment: error.key, upstream: error.canonicalHost, error: "hostNotConfigured"))
         case .success(let upstream)?:
             if ProxyHeaders.hasPassed(request.headers, entry: via) {
                 return .made(
-                    MadeResponse(Self.loop("the request's Via shows it already passed this daemon (\(via))"), kind: "loopDetected"),
+                    Response(Self.loop("the request's Via shows it already passed this daemon (\(via))"), kind: "loopDetected"),
                     outcome: .proxied(environment: upstream.environmentKey, upstream: upstream.origin, error: "loopDetected"))
             }
             return .forward(Plan(upstream: upstream))
@@ -63,7 +68,7 @@ final class ProxyForwarder {
     /// streamed answer's head, its first `journalBodyLimit` bytes and its size once it ended.
     func forward(
         _ plan: Plan, _ request: HTTPRequest, responder: Responder, journalBodyLimit: Int,
-        answered: @escaping (MadeResponse, JournalEntry.Outcome) -> Void,
+        answered: @escaping (Response, JournalEntry.Outcome) -> Void,
         journal: @escaping (_ status: Int, _ headers: HTTPHeaders, _ body: Payload, _ bodySize: Int, JournalEntry.Outcome) -> Void
     ) {
         let upstream = plan.upstream
@@ -111,7 +116,7 @@ final class ProxyForwarder {
     }
 
     /// The client's 502 or 504 for an upstream failure, and the journal's outcome.
-    func failed(_ failure: UpstreamFailure, _ request: HTTPRequest, _ upstream: Upstream) -> (MadeResponse, JournalEntry.Outcome) {
+    func failed(_ failure: UpstreamFailure, _ request: HTTPRequest, _ upstream: Upstream) -> (Response, JournalEntry.Outcome) {
         let code: HTTPStatusCode = failure.kind == .timeout ? .Code504GatewayTimeout : .Code502BadGateway
         let error = ErrorResponse(
             code, message: failure.message,
@@ -124,7 +129,7 @@ final class ProxyForwarder {
             failureReason: Self.failureReason(failure, upstream: upstream))
         logger.warning("\(request.method) \(request.target) -> \(code.rawValue): \(failure)")
         return (
-            MadeResponse(error, kind: failure.kind.rawValue),
+            Response(error, kind: failure.kind.rawValue),
             .proxied(environment: upstream.environmentKey, upstream: upstream.origin, error: failure.kind.rawValue)
         )
     }
@@ -147,14 +152,14 @@ final class ProxyForwarder {
     /// Answers a `CONNECT` with a byte-for-byte tunnel to the host and port it names. The environment map does not
     /// apply: what goes through is the client's own TLS, meant for that host. `refused` gets the error to answer
     /// when the target cannot be reached.
-    func tunnel(to target: ConnectTarget, responder: Responder, refused: @escaping (MadeResponse) -> Void) {
+    func tunnel(to target: ConnectTarget, responder: Responder, refused: @escaping (Response) -> Void) {
         let started = ContinuousClock.now
         responder.openTunnel(
             to: target, using: client,
             failed: { [logger] failure in
                 if failure.kind == .loopDetected {
                     logger.warning("CONNECT \(target) -> 508: \(failure)")
-                    refused(MadeResponse(Self.loop(failure.message), kind: failure.kind.rawValue))
+                    refused(Response(Self.loop(failure.message), kind: failure.kind.rawValue))
                     return
                 }
                 let code: HTTPStatusCode = failure.kind == .timeout ? .Code504GatewayTimeout : .Code502BadGateway
@@ -162,7 +167,7 @@ final class ProxyForwarder {
                     code, message: failure.message,
                     details: [("kind", .string(failure.kind.rawValue)), ("upstream", .string(target.description))])
                 logger.warning("CONNECT \(target) -> \(code.rawValue): \(failure)")
-                refused(MadeResponse(error, kind: failure.kind.rawValue))
+                refused(Response(error, kind: failure.kind.rawValue))
             },
             closed: { [logger] totals in
                 logger.debug(

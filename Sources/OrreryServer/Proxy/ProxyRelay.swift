@@ -19,7 +19,7 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
     /// nothing of its own beyond the relay.
     struct Hooks {
         /// A whole answer, or the error for a failure before the head was sent; the caller journals and sends it.
-        var answered: (MadeResponse, JournalEntry.Outcome) -> Void
+        var answered: (Response, JournalEntry.Outcome) -> Void
         /// A streamed answer ended (or was cut): journal it with `body` (its first bytes) and `bodySize`.
         var journal: (_ status: Int, _ headers: HTTPHeaders, _ body: Payload, _ bodySize: Int, JournalEntry.Outcome) -> Void
         /// Record it (the body whole), or say why not (`bodySize` over what was kept).
@@ -131,7 +131,7 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
             }
             forwarder.relayed(request, upstream, status: head.status, bodySize: body.count, streamed: false)
             hooks.answered(
-                MadeResponse(status: head.status, reason: head.reason, headers: headers, body: body, contentLength: length),
+                Response(status: HTTPStatus(head.status), reason: head.reason, headers: headers, body: body, contentLength: length),
                 outcome(error: nil))
         case .streaming(let stream, let head, let headers):
             let body = Payload(captured)

@@ -11,25 +11,21 @@ final class SessionRegistry: Sendable {
     static let maximumSessions = 5_000
 
     let main: Session
-    private let journalLimits: JournalLimits
     private let sessions = Mutex<[String: Session]>([:])
     private let byTag = Mutex<[Int: Session]>([:])
     private let openCount = Atomic<Int>(0)
-    /// Whether a session was ever opened: from then on `X-Orrery-Session` is looked for, so that a request for a
-    /// session that has ended gets a 404 rather than the main session's answer.
-    private let hasSessions = Atomic<Bool>(false)
     private let nextTag = Atomic<Int>(0)
     /// The server, once bound: sessions' ports are its listeners.
-    private let server = Mutex<HTTPServer?>(nil)
+    private let server = Mutex<(any SessionPorts)?>(nil)
     private let host = Mutex<String>("127.0.0.1")
 
-    init(mainJournal: Journal, journalLimits: JournalLimits) {
+    /// - Parameter mainJournal: the daemon's own journal; sessions' journals take its limits and share its budget.
+    init(mainJournal: Journal) {
         main = Session(id: nil, name: nil, port: 0, tag: 0, journal: mainJournal)
-        self.journalLimits = journalLimits
     }
 
     /// Called once the server is bound.
-    func attach(_ server: HTTPServer, host: String) {
+    func attach(_ server: any SessionPorts, host: String) {
         self.server.withLock { $0 = server }
         self.host.withLock { $0 = host }
     }
@@ -40,12 +36,12 @@ final class SessionRegistry: Sendable {
 
     func session(id: String) -> Session? { sessions.withLock { $0[id] } }
 
-    /// The session a request belongs to: its port's, else the one `X-Orrery-Session` names, else the main one. Nil
-    /// when the header names no open session.
+    /// The session a request belongs to: its port's, else the one `X-Orrery-Session` names, else the daemon's own.
+    /// Nil when the header names no open session, whether or not one was ever opened: behind a proxy that spreads
+    /// sessions over several daemons, answering from another session would hand one test another's answers.
     func session(for request: HTTPRequest, listenerTag: Int) -> Session? {
         if listenerTag != 0 { return byTag.withLock { $0[listenerTag] } }
-        // One atomic load until a session is opened: the header is not even looked for.
-        guard hasSessions.load(ordering: .relaxed), let id = request.headers[Self.header] else { return main }
+        guard let id = request.headers[Self.header] else { return main }
         return session(id: id)
     }
 
@@ -68,16 +64,15 @@ final class SessionRegistry: Sendable {
             openCount.subtract(1, ordering: .relaxed)
             throw .tooMany(Self.maximumSessions)
         }
-        hasSessions.store(true, ordering: .relaxed)
         let tag = nextTag.add(1, ordering: .relaxed).newValue
         let port: Int
         do {
-            port = try server.addListener(tag: tag)
+            port = try server.openPort(tag: tag)
         } catch {
             openCount.subtract(1, ordering: .relaxed)
             throw .cannotListen(error.description)
         }
-        let session = Session(id: Self.newID(), name: name, port: port, tag: tag, journal: Journal(limits: journalLimits))
+        let session = Session(id: Self.newID(), name: name, port: port, tag: tag, journal: Journal(limits: main.journal.limits, budget: main.journal.budget))
         byTag.withLock { $0[tag] = session }
         sessions.withLock { $0[session.id ?? ""] = session }
         return session
@@ -88,7 +83,9 @@ final class SessionRegistry: Sendable {
         guard let session = sessions.withLock({ $0.removeValue(forKey: id) }) else { return nil }
         byTag.withLock { $0[session.tag] = nil }
         openCount.subtract(1, ordering: .relaxed)
-        server.withLock { $0 }?.removeListeners(tag: session.tag)
+        server.withLock { $0 }?.closePort(tag: session.tag)
+        // Its exchanges leave the daemon-wide journal bounds to the sessions that remain.
+        session.journal.clear()
         return session
     }
 

@@ -2,8 +2,8 @@ import OrreryCore
 import OrreryEvent
 import Synchronization
 
-/// The running stub set: stubs from files, fixtures from a recording folder, and stubs added through the admin API,
-/// published as immutable `StubIndex` snapshots.
+/// The stub set every session shares: stubs from files and fixtures from a recording folder, published as immutable
+/// `StubIndex` snapshots. Stubs added over the admin API belong to the session they were added to (`SessionStubs`).
 ///
 /// Event loops read the snapshot without a lock: each keeps its own reference and compares an atomic generation
 /// number per request, taking the lock only when a change was published.
@@ -21,11 +21,7 @@ public final class StubRegistry: Sendable {
         /// Prepared once (responses encoded, bodies compressed) and reused by every index published after.
         var fileStubs: [IndexedStub] = []
         var fixtureStubs: [IndexedStub] = []
-        var adminStubs: [IndexedStub] = []
         var index = StubIndex([])
-        /// The file and fixture stubs without the main session's API stubs, for sessions: `index` itself while
-        /// there are no API stubs, else made when a session first asks.
-        var sharedIndex: StubIndex?
         var fileCount = 0
         var fixtureFileCount = 0
         /// While a recording session runs, its fixtures stay as they were when it started (see `pinFixtures`): the
@@ -90,33 +86,14 @@ public final class StubRegistry: Sendable {
         }
     }
 
-    /// What `reset` did: how many stubs added at run time went, and what the files gave (or why they did not load).
-    public struct ResetOutcome: Sendable {
-        public var apiStubsRemoved: Int
-        /// Stubs now served and files they came from, or the files' errors (the stubs read before then stay).
-        public var reload: Result<(stubs: Int, files: Int), SourceErrors>
-    }
-
-    /// Back to the files: every stub added at run time goes, the stub files (and the recording folder, unless a
-    /// session pinned it) are read again, and every sequence starts over. Files that do not load leave the stubs
-    /// read from them before in place; the rest happens all the same.
-    public func reset() -> ResetOutcome {
-        let outcome = reloadLock.withLock { _ in
-            let loaded: Result<LoadedFiles, SourceErrors>
-            do throws(SourceErrors) {
-                loaded = .success(try loadFiles())
-            } catch {
-                loaded = .failure(error)
-            }
-            return publish { state in
-                let removed = state.adminStubs.count
-                state.adminStubs = []
-                return ResetOutcome(apiStubsRemoved: removed, reload: loaded.map { apply($0, to: &state) })
-            }
+    /// The stub files (and the recording folder, unless a session pinned it) read again for a reset: the stubs and
+    /// files loaded, or why they did not load (the stubs read before then stay).
+    public func reloadForReset() -> Result<(stubs: Int, files: Int), SourceErrors> {
+        do throws(SourceErrors) {
+            return .success(try reload())
+        } catch {
+            return .failure(error)
         }
-        // After publishing: a sequence the new index carried over from the old one starts over too.
-        rewindSequences()
-        return outcome
     }
 
     /// The stub files (and unpinned fixtures) read and prepared, ready to publish.
@@ -147,7 +124,7 @@ public final class StubRegistry: Sendable {
         state.fileStubs = loaded.stubs
         state.fileCount = loaded.files
         if let fixtures = loaded.fixtures { (state.fixtureStubs, state.fixtureFileCount) = fixtures }
-        return (state.fileStubs.count + state.fixtureStubs.count + state.adminStubs.count, state.fileCount + state.fixtureFileCount)
+        return (state.fileStubs.count + state.fixtureStubs.count, state.fileCount + state.fixtureFileCount)
     }
 
     /// Makes `folder` the recording folder whose fixtures are served next to the stubs, loads it, and keeps its
@@ -214,94 +191,25 @@ public final class StubRegistry: Sendable {
         return try loader.loadWithFileCount()
     }
 
-    /// Adds a stub at run time; it outlives reloads from disk. False, changing nothing, when a stub (from a file or
-    /// not) already has its id: two stubs with one id could not be told apart by the admin API.
-    public func add(_ stub: Stub) -> Bool {
-        let prepared = prepare([stub])
-        return update { state in
-            guard state.index.stub(id: stub.id) == nil else { return (false, isChanged: false) }
-            state.adminStubs += prepared
-            return (true, isChanged: true)
-        }
-    }
-
-    /// Removes every stub added at run time; returns how many there were. Stubs from files stay.
-    public func removeAdminStubs() -> Int {
-        update { state in
-            let removed = state.adminStubs.count
-            state.adminStubs = []
-            return (removed, isChanged: removed > 0)
-        }
-    }
-
-    /// Replaces the stub with the stub's id; false when there is none. A stub from a file stays replaced until the
-    /// next reload from disk.
-    public func replace(_ stub: Stub) -> Bool {
-        guard let prepared = prepare([stub]).first else { return false }
-        return publish { state in
-            for keyPath in [\State.adminStubs, \State.fileStubs, \State.fixtureStubs] {
-                if let position = state[keyPath: keyPath].firstIndex(where: { $0.stub.id == stub.id }) {
-                    state[keyPath: keyPath][position] = prepared
-                    return true
-                }
-            }
-            return false
-        }
-    }
-
-    /// Removes a stub by id; false when there is none.
-    public func remove(id: String) -> Bool {
-        publish { state in
-            let before = state.adminStubs.count + state.fileStubs.count + state.fixtureStubs.count
-            state.adminStubs.removeAll { $0.stub.id == id }
-            state.fileStubs.removeAll { $0.stub.id == id }
-            state.fixtureStubs.removeAll { $0.stub.id == id }
-            return state.adminStubs.count + state.fileStubs.count + state.fixtureStubs.count != before
-        }
-    }
-
     /// Stubs made ready to serve: responses encoded and bodies compressed once, a sequence of a stub that the current
     /// index has unchanged carrying on its count.
     private func prepare(_ stubs: [Stub]) -> [IndexedStub] {
         StubIndex.prepare(stubs, compress: { Zlib.compress($0, $1) }, previous: index)
     }
 
-    /// Stubs made ready to serve for a session's own index (responses encoded, bodies compressed once).
-    func prepareForSession(_ stubs: [Stub]) -> [IndexedStub] {
-        StubIndex.prepare(stubs, compress: { Zlib.compress($0, $1) }, previous: nil)
-    }
-
-    /// What sessions share: the file and fixture stubs, without those added over the API to the main session.
-    func sharedSnapshot() -> (index: StubIndex, generation: Int) {
-        state.withLock { state in
-            let generation = generationCounter.load(ordering: .relaxed)
-            if state.adminStubs.isEmpty { return (state.index, generation) }
-            if let shared = state.sharedIndex { return (shared, generation) }
-            let shared = StubIndex(entries: state.fileStubs + state.fixtureStubs)
-            state.sharedIndex = shared
-            return (shared, generation)
-        }
-    }
-
-    /// Starts every sequence over from its first response.
-    public func rewindSequences() {
-        for entry in index.stubs { entry.rewind() }
+    /// A stub added over the admin API made ready to serve (response encoded, body compressed once), with a sequence
+    /// of its own.
+    func prepareAdded(_ stub: Stub) -> IndexedStub? {
+        StubIndex.prepare([stub], compress: { Zlib.compress($0, $1) }, previous: nil).first
     }
 
     /// Applies a change, rebuilds the index and bumps the generation. Event loops take this lock only once per
     /// published change, to pick up the new index.
     private func publish<Result>(_ change: (inout State) -> Result) -> Result {
-        update { state in (change(&state), isChanged: true) }
-    }
-
-    /// `publish` for a change that may turn out to be none: the index is rebuilt only when something changed.
-    private func update<Result>(_ change: (inout State) -> (Result, isChanged: Bool)) -> Result {
         state.withLock { state in
-            let (result, isChanged) = change(&state)
-            guard isChanged else { return result }
-            // Stub files first, then fixtures, then admin stubs: on a tie the earlier wins (see the README).
-            state.index = StubIndex(entries: state.fileStubs + state.fixtureStubs + state.adminStubs)
-            state.sharedIndex = nil
+            let result = change(&state)
+            // Stub files first, then fixtures: on a tie the earlier wins (see the README).
+            state.index = StubIndex(entries: state.fileStubs + state.fixtureStubs)
             generationCounter.add(1, ordering: .releasing)
             return result
         }

@@ -223,7 +223,7 @@ struct ConnectionDriver {
                 events.append(.sendContinue)
                 action = machine.next()
             case .reject(let error):
-                events.append(.reject(error.status))
+                events.append(.reject(error.status.code))
                 isFinished = true
                 return
             case .close:

@@ -1,0 +1,218 @@
+import Foundation
+import OrreryCore
+import OrreryEvent
+
+/// The request pipeline as a function: a request value in, the session it belongs to and a reply value out. The
+/// admin API first, then a `CONNECT`'s tunnel, the session's stubs, the upstream, and a 404 that explains the miss.
+///
+/// No socket, no connection and no event loop in between: every protocol's connection frames its requests into
+/// `PipelineRequest` and its replies out through `ReplyExecutor`, and the tests call `decide` directly. One instance
+/// per event loop, used only on that loop's thread, so the cached index needs no lock.
+final class Pipeline {
+    /// What `decide` gives: the session the request belongs to (nil when it names one the daemon does not have),
+    /// the reply, and the request as the pipeline read it when that is not as it came (inside an intercepted
+    /// tunnel, the absolute URL it is for).
+    struct Decision {
+        var session: Session?
+        var reply: Reply
+        var rewritten: HTTPRequest?
+    }
+
+    private let registry: StubRegistry
+    private let admin: AdminAPI
+    private let sessions: SessionRegistry
+    /// Nil when misses are not forwarded (no host map, `--no-proxy`, `--offline`).
+    private let environments: EnvironmentRegistry?
+    private let https: HTTPS
+    /// `--offline`: misses say that nothing is forwarded.
+    private let isOffline: Bool
+    /// This daemon's `Via` entry: a request that already carries it has come round in a loop.
+    private let via: String
+    /// What rendering a stub's templates may cost per request.
+    private let templateBudget: TemplateBudget
+    /// The stub files' index as this loop last took it, and its generation.
+    private var index: StubIndex
+    private var generation: Int
+
+    init(
+        registry: StubRegistry, admin: AdminAPI, sessions: SessionRegistry, environments: EnvironmentRegistry?,
+        https: HTTPS, isOffline: Bool = false, templateBudget: TemplateBudget = TemplateBudget(), via: String = ""
+    ) {
+        self.via = via
+        self.templateBudget = templateBudget
+        self.registry = registry
+        self.admin = admin
+        self.sessions = sessions
+        self.environments = environments
+        self.https = https
+        self.isOffline = isOffline
+        (index, generation) = registry.snapshot()
+    }
+
+    /// The newest published index; a lock is taken only when the registry changed since the last request.
+    private var currentIndex: StubIndex {
+        if registry.generation != generation {
+            (index, generation) = registry.snapshot()
+        }
+        return index
+    }
+
+    func decide(_ incoming: PipelineRequest) -> Decision {
+        // Inside an intercepted tunnel a request names only its path: it is read as the https URL it is for.
+        if let authority = incoming.interceptedAuthority {
+            let rewritten = Self.absolute(incoming.head, authority: authority)
+            return decide(rewritten, incoming, rewritten: rewritten)
+        }
+        // Passed on as it is, borrowed: no copy of the request on the usual path.
+        return decide(incoming.head, incoming, rewritten: nil)
+    }
+
+    private func decide(_ request: HTTPRequest, _ incoming: PipelineRequest, rewritten: HTTPRequest?) -> Decision {
+        guard let session = sessions.session(for: request, listenerTag: incoming.listenerTag) else {
+            let name = request.headers[SessionRegistry.header] ?? ""
+            let error = ErrorResponse(
+                .Code404NotFound,
+                message: "There is no session '\(name)': it has ended, or was never opened (POST /__admin/sessions).",
+                details: [("session", .string(name))])
+            return Decision(session: nil, reply: .made(Response(error, kind: "noSuchSession"), outcome: nil), rewritten: rewritten)
+        }
+        if !request.isAbsoluteForm && request.path.hasPrefix(AdminAPI.prefix) {
+            let reply = admin.reply(to: request, peer: incoming.peer, session: session, isThroughSessionPort: incoming.listenerTag != 0)
+            if let stream = reply.stream { return Decision(session: session, reply: .stream(stream), rewritten: rewritten) }
+            return Decision(session: session, reply: .answer(Answer(reply.response.encoded, record: nil)), rewritten: rewritten)
+        }
+        return Decision(session: session, reply: reply(to: request, scheme: incoming.scheme, in: session), rewritten: rewritten)
+    }
+
+    /// The answer a request that is not for the admin API gets in `session`.
+    private func reply(to request: HTTPRequest, scheme: String, in session: Session) -> Reply {
+        if request.method == "CONNECT" { return tunnel(request) }
+        let index = currentIndex
+        if let entry = session.lookup(request, shared: index) {
+            return Self.answer(
+                request, scheme: scheme, from: entry, prepared: session.nextResponse(of: entry), budget: templateBudget)
+        }
+        if let environments, let plan = ProxyForwarder.plan(request, environments: environments, via: via) { return plan }
+        if request.path == "/favicon.ico", request.method == "GET" || request.method == "HEAD" {
+            // A browser asks for it on its own: an empty answer, not a miss in the journal.
+            return .made(Response(status: 204, headers: HTTPHeaders(), body: Payload([UInt8]())), outcome: nil)
+        }
+        let nearMisses = session.nearMisses(request, shared: index)
+        let closest = Self.closestStubs(nearMisses)
+        let miss = Self.notFound(request, nearMisses: nearMisses, closest: closest, offline: isOffline)
+        return .made(Response(miss), outcome: .unmatched(closestStubs: closest))
+    }
+
+    // MARK: - Stub answers
+
+    /// A stub's answer for this request: the prepared one as it is (the request path's usual case: nothing made),
+    /// or, for a dynamic response, the delay drawn, the template or page rendered, the fault chosen.
+    static func answer(
+        _ request: HTTPRequest, scheme: String, from entry: IndexedStub, prepared: PreparedResponse,
+        budget: TemplateBudget = TemplateBudget()
+    ) -> Reply {
+        guard let dynamic = prepared.dynamic else { return .stub(entry, prepared) }
+        let outcome = JournalEntry.Outcome.stub(id: entry.stub.id, name: entry.stub.name, location: entry.stub.location)
+        var generator = SystemRandomNumberGenerator()
+        let delay = dynamic.delay == nil ? prepared.delayMilliseconds : dynamic.sampleDelay(using: &generator)
+        if let fault = dynamic.fault, fault != .truncatedBody {
+            return .fault(fault, delayMilliseconds: delay, outcome: outcome)
+        }
+        var encoded = prepared.encoded(for: request.headers)
+        var record = JournalRecord(status: HTTPStatus(prepared.status), headers: prepared.headers, body: prepared.body, outcome: outcome)
+        if dynamic.rendersBody {
+            let rendered = dynamic.render(
+                request, parameters: entry.parameters(for: request), scheme: scheme, using: &generator, budget: budget)
+            let body = Payload(rendered.body)
+            encoded = EncodedResponse(status: rendered.status, headers: rendered.headers, body: body)
+            record = JournalRecord(status: HTTPStatus(rendered.status), headers: rendered.headers, body: body, outcome: outcome)
+        }
+        var truncated: Int?
+        if dynamic.fault == .truncatedBody {
+            // The answer it would have been, cut: the head with the full length, half the body.
+            let sent = Fault.truncatedLength(of: encoded.body.count)
+            truncated = sent
+            record.body = encoded.body.withUnsafeBytes { Payload($0.prefix(sent)) }
+            record.fault = Fault.truncatedBody.rawValue
+        }
+        return .answer(
+            Answer(
+                encoded, record: record, delayMilliseconds: delay, bytesPerSecond: dynamic.throttle?.bytesPerSecond,
+                truncatedBodyBytes: truncated))
+    }
+
+    // MARK: - CONNECT
+
+    /// A request from inside an intercepted tunnel as the absolute https URL it is for (the default port left out,
+    /// as a client writes it), so that stubs with a `host`, the host map and the proxy see where it was going.
+    static func absolute(_ request: HTTPRequest, authority: String) -> HTTPRequest {
+        guard !request.isAbsoluteForm else { return request }
+        let host = authority.hasSuffix(":443") ? String(authority.dropLast(4)) : authority
+        return HTTPRequest(method: request.method, target: "https://" + host + request.target, headers: request.headers, body: request.body)
+    }
+
+    /// A `CONNECT` is never a stub's: it is intercepted when its host is one Orrery intercepts, tunnelled blind
+    /// when the proxy is on, and refused with a 404 otherwise.
+    private func tunnel(_ request: HTTPRequest) -> Reply {
+        if https.intercepts, let target = ConnectTarget(authority: request.target), https.intercepts(target.host) {
+            do {
+                return .intercept(target, try https.context())
+            } catch {
+                let failure = ErrorResponse(
+                    .Code500InternalServerError, message: "CONNECT \(request.target) could not be intercepted: \(error)")
+                return .made(Response(failure, kind: "tlsError"), outcome: nil)
+            }
+        }
+        guard environments != nil else {
+            let reason = isOffline ? "Orrery is offline (--offline)" : "forwarding is off (--no-proxy, or no host map)"
+            return .made(Response(ErrorResponse(.Code404NotFound, message: "CONNECT \(request.target) is not tunnelled: \(reason).")), outcome: nil)
+        }
+        guard let target = ConnectTarget(authority: request.target) else {
+            let error = ErrorResponse(
+                .Code400BadRequest,
+                message: "CONNECT needs a host and a port (CONNECT api.example.com:443), not '\(request.target)'.")
+            return .made(Response(error, kind: "badConnectTarget"), outcome: nil)
+        }
+        return .tunnel(target)
+    }
+
+    // MARK: - Misses
+
+    /// The closest stubs to a miss, with what differed: in the 404's body and in the journal.
+    static func closestStubs(_ nearMisses: [StubIndex.NearMiss]) -> JSONValue {
+        .array(
+            nearMisses.map { miss in
+                .object([
+                    ("id", .string(miss.stub.stub.id)),
+                    ("name", .string(miss.stub.stub.name)),
+                    ("source", .string(miss.stub.stub.location?.description ?? "admin API")),
+                    ("differences", .array(miss.mismatches.map(\.json))),
+                ])
+            })
+    }
+
+    /// The 404 for a request no stub answers: the request as seen, and the closest stubs with what differed.
+    static func notFound(
+        _ request: HTTPRequest, nearMisses: [StubIndex.NearMiss], closest: JSONValue, offline: Bool = false
+    ) -> ErrorResponse {
+        var message = "No stub matches \(request.method) \(request.pathAndQuery)."
+        if let first = nearMisses.first, let difference = first.mismatches.first {
+            message += " Closest: \(first.stub.stub.label), whose \(difference.field)"
+            message += difference.name.map { " '\($0)'" } ?? ""
+            message += " differs (expected \(difference.expected))."
+        }
+        if offline { message += " Orrery is offline (--offline): nothing is forwarded to an upstream." }
+        return ErrorResponse(
+            .Code404NotFound, message: message,
+            details: [
+                (
+                    "request",
+                    .object([
+                        ("method", .string(request.method)), ("path", .string(request.path)),
+                        ("query", .string(String(request.rawQuery))), ("host", .string(request.host)),
+                    ])
+                ),
+                ("closestStubs", closest),
+            ] + (offline ? [("offline", .bool(true))] : []))
+    }
+}
