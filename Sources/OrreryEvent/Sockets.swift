@@ -59,6 +59,24 @@ extension Sockets {
         }
     }
 
+    /// This machine's interface addresses, as text (asked only for a `CONNECT` while bound to all addresses).
+    static func localAddresses() -> Set<String> {
+        var first: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&first) == 0 else { return [] }
+        defer { freeifaddrs(first) }
+        var addresses: Set<String> = []
+        var current = first
+        while let entry = current {
+            if let address = entry.pointee.ifa_addr,
+                Int32(address.pointee.sa_family) == AF_INET || Int32(address.pointee.sa_family) == AF_INET6
+            {
+                addresses.insert(text(of: address))
+            }
+            current = entry.pointee.ifa_next
+        }
+        return addresses
+    }
+
     /// An IPv4 or IPv6 address as text (`127.0.0.1`, `::1`), without its port.
     static func text(of address: UnsafePointer<sockaddr>) -> String {
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))

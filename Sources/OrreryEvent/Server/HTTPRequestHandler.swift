@@ -5,5 +5,5 @@ import OrreryCore
 public protocol HTTPRequestHandler: AnyObject {
     /// Called on the loop's thread with a whole request; answer it through `responder` once, now or later on
     /// this loop.
-    func handle(_ request: consuming HTTPRequest, responder: Responder)
+    func handle(_ request: HTTPRequest, responder: Responder)
 }

@@ -186,7 +186,7 @@ final class ServerConnection {
         }
     }
 
-    private func dispatch(_ request: consuming HTTPRequest, _ context: ResponseContext) -> HTTP1ConnectionStateMachine.Action {
+    private func dispatch(_ request: HTTPRequest, _ context: ResponseContext) -> HTTP1ConnectionStateMachine.Action {
         requestNumber &+= 1
         isAnswered = false
         self.context = context

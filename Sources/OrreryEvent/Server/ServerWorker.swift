@@ -174,8 +174,10 @@ final class ServerWorker {
         guard listening else { return false }
         let host = configuration.host
         let isLoopback = address.hasPrefix("127.") || address == "::1" || address.hasPrefix("::ffff:127.")
+        if isLoopback || address == host { return true }
+        // Bound to every address: any of this machine's own is the daemon too (not a remote host's same port).
         let isWildcard = host == "0.0.0.0" || host == "::" || host.isEmpty
-        return isLoopback || isWildcard || address == host || (host == "localhost" && isLoopback)
+        return isWildcard && Sockets.localAddresses().contains(address)
     }
 
     // MARK: - Stopping

@@ -22,7 +22,7 @@ final class RequestPipeline: HTTPRequestHandler {
         isDebugLogging = logger.logLevel <= .debug
     }
 
-    func handle(_ request: consuming HTTPRequest, responder: Responder) {
+    func handle(_ request: HTTPRequest, responder: Responder) {
         let incoming = PipelineRequest(
             request, scheme: responder.scheme, version: responder.context.minorVersion == 0 ? "HTTP/1.0" : "HTTP/1.1",
             peer: responder.remoteAddress, listenerTag: responder.listenerTag,
@@ -34,9 +34,8 @@ final class RequestPipeline: HTTPRequestHandler {
             if case .answer(let answer) = decision.reply { responder.send(answer.response) }
             return
         }
-        // The request moves on into the exchange rather than being copied: it is not used here after.
         let exchange = Exchange(
-            request: decision.rewritten ?? (consume incoming).head, responder: responder, startedAt: startedAt, session: session)
+            request: decision.rewritten ?? incoming.head, responder: responder, startedAt: startedAt, session: session)
         executor.carryOut(decision.reply, for: exchange)
         if isDebugLogging {
             logDecision(decision.reply, for: exchange.request)
