@@ -38,13 +38,16 @@ struct ReplyExecutor {
             }
         case .forward(let plan):
             guard let proxy else { return }
-            let journalLimit = serviceLogger.isCapturing ? exchange.session.journal.limits.maximumBodyBytes : 0
+            var captureLimit = serviceLogger.isCapturing ? exchange.session.journal.limits.maximumBodyBytes : 0
+            let record = recording(exchange.request, plan, proxy: proxy, captureLimit: &captureLimit)
             proxy.forward(
-                plan, exchange.request, responder: exchange.responder, journalBodyLimit: journalLimit,
-                answered: { response, outcome in carryOut(.made(response, outcome: outcome), for: exchange) },
-                journal: { [serviceLogger] status, headers, body, bodySize, outcome in
-                    serviceLogger.log(exchange, status: status, headers: headers, body: body, bodySize: bodySize, outcome: outcome)
-                })
+                plan, exchange.request, responder: exchange.responder, captureLimit: captureLimit,
+                hooks: ProxyRelay.Hooks(
+                    answered: { response, outcome in carryOut(.made(response, outcome: outcome), for: exchange) },
+                    journal: { [serviceLogger] status, headers, body, bodySize, outcome in
+                        serviceLogger.log(exchange, status: status, headers: headers, body: body, bodySize: bodySize, outcome: outcome)
+                    },
+                    record: record))
         case .intercept(let target, let context):
             exchange.responder.intercept(target, using: context)
         case .tunnel(let target):
@@ -54,6 +57,24 @@ struct ReplyExecutor {
             }
         case .stream(let start):
             start(exchange.responder)
+        }
+    }
+
+    /// What records a forwarded exchange, when a recording session takes it: the body kept for it is then up to
+    /// `--record-body-limit`. The recorder's question costs one atomic load when no session is on.
+    private func recording(
+        _ request: HTTPRequest, _ plan: ProxyForwarder.Plan, proxy: ProxyForwarder, captureLimit: inout Int
+    ) -> ((_ status: Int, _ headers: HTTPHeaders, _ body: Payload, _ bodySize: Int) -> Void)? {
+        let recorder = serviceLogger.recorder
+        guard recorder.isRecording else { return nil }
+        let target = proxy.recordingTarget(for: request, plan)
+        guard let session = recorder.shouldRecord(request, host: target.host) else { return nil }
+        let limit = proxy.recordBodyLimit
+        captureLimit = max(captureLimit, limit)
+        return { status, headers, body, bodySize in
+            recorder.record(
+                request, session: session, host: target.host, folder: target.folder, status: status, headers: headers,
+                body: body, bodySize: bodySize, bodyLimit: limit)
         }
     }
 

@@ -11,7 +11,8 @@ final class ProxyForwarder {
     private let serviceLogger: NetworkServiceLogger
     private let logger: Logger
     /// `--record-body-limit`: a recorded answer's body beyond this is not written as a fixture.
-    private let recordBodyLimit: Int
+    /// `--record-body-limit`: the most of a body a recording keeps.
+    let recordBodyLimit: Int
     /// This daemon's `Via` entry on forwarded requests; a request that already carries it has come back.
     private let via: String
 
@@ -63,14 +64,16 @@ final class ProxyForwarder {
         }
     }
 
-    /// Sends the request upstream and relays the answer as it arrives (see `ProxyRelay`). `answered` gets a whole
-    /// answer to journal and send (an upstream's small answer, or the 502/504 for a failure); `journal` gets a
-    /// streamed answer's head, its first `journalBodyLimit` bytes and its size once it ended.
-    func forward(
-        _ plan: Plan, _ request: HTTPRequest, responder: Responder, journalBodyLimit: Int,
-        answered: @escaping (Response, JournalEntry.Outcome) -> Void,
-        journal: @escaping (_ status: Int, _ headers: HTTPHeaders, _ body: Payload, _ bodySize: Int, JournalEntry.Outcome) -> Void
-    ) {
+    /// Where the fixture of a forwarded exchange goes: the host it names (nil when the host map's canonical host
+    /// stands for it) and the folder it is written under.
+    func recordingTarget(for request: HTTPRequest, _ plan: Plan) -> (host: String?, folder: String) {
+        (environments.recordedHost(for: request), plan.upstream.canonicalHost ?? plan.upstream.hostHeader)
+    }
+
+    /// Sends the request upstream and relays the answer as it arrives (see `ProxyRelay`), keeping up to
+    /// `captureLimit` bytes of the body for `hooks`: the caller journals and records what they are handed, so the
+    /// journal and the recorder are fed from one place, the executor.
+    func forward(_ plan: Plan, _ request: HTTPRequest, responder: Responder, captureLimit: Int, hooks: ProxyRelay.Hooks) {
         let upstream = plan.upstream
         let injected = upstream.injectedHeaders.compactMap { header -> (String, String)? in
             // getenv, not ProcessInfo's environment, which copies every variable on each call.
@@ -87,25 +90,9 @@ final class ProxyForwarder {
             headers: ProxyHeaders.upstreamRequest(
                 request.headers, upstream: upstream, clientAddress: responder.remoteAddress, injected: injected, via: via),
             body: request.body)
-        // The recorder's question costs one atomic load when no session is on.
-        let recorder = serviceLogger.recorder
-        var record: ((Int, HTTPHeaders, Payload, Int) -> Void)?
-        var captureLimit = journalBodyLimit
-        if recorder.isRecording {
-            let fixtureHost = environments.recordedHost(for: request)
-            if let session = recorder.shouldRecord(request, host: fixtureHost) {
-                let limit = recordBodyLimit
-                captureLimit = max(captureLimit, limit)
-                record = { status, headers, body, bodySize in
-                    recorder.record(
-                        request, session: session, host: fixtureHost, folder: upstream.canonicalHost ?? upstream.hostHeader,
-                        status: status, headers: headers, body: body, bodySize: bodySize, bodyLimit: limit)
-                }
-            }
-        }
         let relay = ProxyRelay(
             responder: responder, request: request, upstream: upstream, forwarder: self, captureLimit: captureLimit,
-            hooks: ProxyRelay.Hooks(answered: answered, journal: journal, record: record))
+            hooks: hooks)
         relay.start(upstreamRequest, on: client)
     }
 
