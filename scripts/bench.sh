@@ -6,6 +6,8 @@
 #
 # Environment (all optional):
 #   ORRERY_BIN       use this orrery binary instead of building one (skips swift build)
+#   ORRERY_PREVIOUS_BIN  an earlier orrery binary, measured beside this one in the same rounds of the pinned stub
+#                    and proxy cases (the "previous" rows): a change's cost in one run, on one machine
 #   BENCH_THREADS    worker threads for both servers (default 1)
 #   WRK_THREADS      wrk -t (default 1)
 #   WRK_CONNECTIONS  wrk -c (default 32)
@@ -404,8 +406,15 @@ start_server reference-pinned "$PIN_REFERENCE_PORT" "${SERVER_PIN[@]}" "$WORK/re
 PIN_NGINX_PORT=$(free_port)
 nginx_config nginx-return "$PIN_NGINX_PORT" "        location / { default_type application/json; return 200 '{\"ok\":true}'; }"
 start_server nginx-return "$PIN_NGINX_PORT" "${SERVER_PIN[@]}" nginx -p "$WORK/nginx-return" -c "$WORK/nginx-return/nginx.conf"
+PREVIOUS_STUB=()
+if [[ -n ${ORRERY_PREVIOUS_BIN:-} ]]; then
+    PIN_PREVIOUS_PORT=$(free_port)
+    start_server orrery-previous-pinned "$PIN_PREVIOUS_PORT" "${SERVER_PIN[@]}" "$ORRERY_PREVIOUS_BIN" serve --host "$HOST" \
+        --port "$PIN_PREVIOUS_PORT" --stubs "$WORK/stubs" --config "$WORK/config" --threads 1 --log-level error
+    PREVIOUS_STUB=("previous http://$HOST:$PIN_PREVIOUS_PORT/bench")
+fi
 run_case pinned-stub "reference http://$HOST:$PIN_REFERENCE_PORT/bench" "nginx http://$HOST:$PIN_NGINX_PORT/bench" \
-    "orrery http://$HOST:$PIN_ORRERY_PORT/bench"
+    "${PREVIOUS_STUB[@]}" "orrery http://$HOST:$PIN_ORRERY_PORT/bench"
 
 # 16 requests written at once per connection, as wrk's pipeline example does; wrk counts each answer.
 cat >"$WORK/pipeline.lua" <<'LUA'
@@ -436,7 +445,15 @@ PIN_NGINX_PROXY_PORT=$(free_port)
 nginx_proxy nginx-proxy-pinned "$PIN_NGINX_PROXY_PORT" "$PIN_UPSTREAM_PORT"
 start_server nginx-proxy-pinned "$PIN_NGINX_PROXY_PORT" "${SERVER_PIN[@]}" nginx -p "$WORK/nginx-proxy-pinned" \
     -c "$WORK/nginx-proxy-pinned/nginx.conf"
-run_case pinned-proxy "nginx http://$HOST:$PIN_NGINX_PROXY_PORT/bench" "orrery http://$HOST:$PIN_PROXY_PORT/bench"
+PREVIOUS_PROXY=()
+if [[ -n ${ORRERY_PREVIOUS_BIN:-} ]]; then
+    PIN_PREVIOUS_PROXY_PORT=$(free_port)
+    start_server orrery-previous-proxy-pinned "$PIN_PREVIOUS_PROXY_PORT" "${SERVER_PIN[@]}" "$ORRERY_PREVIOUS_BIN" serve \
+        --host "$HOST" --port "$PIN_PREVIOUS_PROXY_PORT" --stubs "$WORK/pinned-proxy-stubs" --config "$WORK/pinned-proxy-config" \
+        --threads 1 --log-level error
+    PREVIOUS_PROXY=("previous http://$HOST:$PIN_PREVIOUS_PROXY_PORT/bench")
+fi
+run_case pinned-proxy "nginx http://$HOST:$PIN_NGINX_PROXY_PORT/bench" "${PREVIOUS_PROXY[@]}" "orrery http://$HOST:$PIN_PROXY_PORT/bench"
 SERVER_PIN=()
 WRK_PIN=()
 fi
