@@ -31,6 +31,23 @@ struct ExchangeStreamLiveTests {
         }
     }
 
+    @Test("a viewer on a session's port is sent that session's exchanges alone")
+    func sessionViewerSeesItsOwn() async throws {
+        try await LiveServer.with(files: ["stubs/ok.json": Self.stub]) { (server: LiveServer) async throws in
+            let mine = try await SessionLiveTests.open(server)
+            let other = try await SessionLiveTests.open(server)
+            let viewer = try RawConnection(port: mine.port)
+            viewer.send("GET /__admin/requests/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            _ = try #require(viewer.read(through: "retry: 2000\n\n"))
+            // Another session's exchange and the daemon's own come first; the viewer's first event must be its own.
+            #expect(try await HTTPClient.request("GET", other.url + "/ok?who=other").status == 200)
+            #expect(try await server.request("/ok?who=daemon").status == 200)
+            #expect(try await HTTPClient.request("GET", mine.url + "/ok?who=mine").status == 200)
+            let event = try #require(Self.nextEvent(from: viewer), "no event after the session's own request")
+            #expect(event.contains("who=mine"), "\(event)")
+        }
+    }
+
     /// The next event, skipping comment lines (the heartbeat a slow run may meet).
     static func nextEvent(from viewer: RawConnection) -> String? {
         for _ in 0..<10 {

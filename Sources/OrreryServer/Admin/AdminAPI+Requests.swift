@@ -29,13 +29,15 @@ extension AdminAPI {
 
     /// `text/event-stream` of every exchange journaled from now on (`event: exchange`, the entry as
     /// `GET /__admin/requests/{id}` gives it) and `event: cleared` when the journal is emptied.
-    func streamRequests() -> AdminReply {
-        .streamed { [feed = serviceLogger.feed] responder in
+    /// A viewer on a session's port is sent that session's exchanges alone; one on the daemon's port every session's.
+    func streamRequests(session: Session, isThroughSessionPort: Bool) -> AdminReply {
+        let seeing: String?? = isThroughSessionPort ? .some(session.id) : nil
+        return .streamed { [feed = serviceLogger.feed] responder in
             let headers: HTTPHeaders = [
                 "Content-Type": "text/event-stream", "Cache-Control": "no-store", "X-Accel-Buffering": "no",
             ]
             guard let stream = responder.startStream(headers: headers) else { return }
-            feed.add(stream)
+            feed.add(stream, seeing: seeing)
         }
     }
 

@@ -4,13 +4,15 @@ import OrreryCore
 /// `POST /__admin/reset`: the session it is sent to as it was at the start, for a test that wants nothing of the one
 /// before.
 extension AdminAPI {
-    /// The session's own stubs gone (those that replaced or removed a file stub included), the stub files read again,
-    /// the journal cleared, every sequence at its first response and every scenario in `Started`. When the files do
-    /// not load, the stubs loaded from them before stay (as for a reload), the rest is reset all the same, and the
-    /// answer is the 422 with every error. Other sessions keep their places: a reload carries an unchanged stub's
-    /// sequence on.
-    func reset(session: Session) -> AdminReply {
-        let reload = registry.reloadForReset()
+    /// The session's own stubs gone (those that replaced or removed a file stub included), the journal cleared,
+    /// every sequence at its first response and every scenario in `Started`. A reset of the daemon (`readsFiles`: sent
+    /// to its port, naming no session) reads the stub files again too; a session's reset does not, so that tests
+    /// resetting their sessions in parallel never hold the event loops for a reload or change what others see (the
+    /// folder's watcher keeps the files as on disk). When the files do not load, the stubs loaded from them before
+    /// stay (as for a reload), the rest is reset all the same, and the answer is the 422 with every error. Other
+    /// sessions keep their places: a reload carries an unchanged stub's sequence on.
+    func reset(session: Session, readsFiles: Bool = true) -> AdminReply {
+        let reload = readsFiles ? registry.reloadForReset() : .success((registry.index.count, registry.fileCount))
         let cleared = session.journal.counts.kept
         let (removed, _) = session.reset()
         serviceLogger.feed.publishCleared(session: session.id)

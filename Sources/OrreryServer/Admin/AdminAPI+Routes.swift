@@ -6,7 +6,11 @@ extension AdminAPI {
     static let routes: [AdminRoute] = [
         AdminRoute("GET", "/__admin/health", "liveness, version, uptime and counts") { api, call in api.health(session: call.session) },
         AdminRoute("POST", "/__admin/reset", "API stubs gone, stub files read again, journal cleared, sequences rewound") {
-            api, call in api.reset(session: call.session)
+            api, call in
+            // A session's reset (its port, or X-Orrery-Session) is its own; the daemon's reads the stub files again.
+            api.reset(
+                session: call.session,
+                readsFiles: !call.isThroughSessionPort && call.request.headers[SessionRegistry.header] == nil)
         },
 
         AdminRoute("GET", "/__admin/stubs", "every stub") { api, call in api.listStubs(session: call.session) },
@@ -41,8 +45,8 @@ extension AdminAPI {
         AdminRoute("POST", "/__admin/requests/find", "the exchanges a request pattern matches") { api, call in
             api.findRequests(call.request, session: call.session)
         },
-        AdminRoute("GET", "/__admin/requests/stream", "exchanges as they happen, as server-sent events") { api, _ in
-            api.streamRequests()
+        AdminRoute("GET", "/__admin/requests/stream", "exchanges as they happen, as server-sent events") { api, call in
+            api.streamRequests(session: call.session, isThroughSessionPort: call.isThroughSessionPort)
         },
         AdminRoute("GET", "/__admin/requests.har", "the journal as HAR 1.2") { api, call in api.har(session: call.session) },
 

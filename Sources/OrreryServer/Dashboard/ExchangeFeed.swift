@@ -4,7 +4,8 @@ import Synchronization
 
 /// Journal exchanges as server-sent events, for every viewer of `GET /__admin/requests/stream` (the dashboard's
 /// live view). Each exchange is encoded once and handed to each viewer's own event loop; nothing is done when no
-/// one watches, and a viewer that reads too slowly is disconnected by its stream rather than buffered for.
+/// one watches, and a viewer that reads too slowly is disconnected by its stream rather than buffered for. A viewer
+/// on a session's port sees that session's exchanges alone; one on the daemon's port sees every session's.
 final class ExchangeFeed: Sendable {
     private let viewers = Mutex<[Int: Viewer]>([:])
     private let viewerCount = Atomic<Int>(0)
@@ -15,6 +16,13 @@ final class ExchangeFeed: Sendable {
         // @unchecked: the stream is only touched in jobs run on its own loop.
         let stream: ResponseStream
         let loop: EventLoop
+        /// The session whose exchanges it sees (`.some(nil)`: the daemon's own), or nil for every session's.
+        let session: String??
+
+        func sees(_ exchangeSession: String?) -> Bool {
+            guard let session else { return true }
+            return session == exchangeSession
+        }
     }
 
     /// How often a comment line is sent to an idle viewer, so that a vanished one is noticed.
@@ -22,11 +30,12 @@ final class ExchangeFeed: Sendable {
 
     var hasViewers: Bool { viewerCount.load(ordering: .relaxed) > 0 }
 
-    /// Adds a viewer; call on the stream's loop. It stays until its connection ends.
-    func add(_ stream: ResponseStream) {
+    /// Adds a viewer; call on the stream's loop. It stays until its connection ends. `session`: the only session
+    /// whose exchanges it is sent (`.some(nil)`: the daemon's own), or nil for every session's.
+    func add(_ stream: ResponseStream, seeing session: String?? = nil) {
         let id = nextViewer.add(1, ordering: .relaxed).newValue
         let loop = stream.loop
-        viewers.withLock { $0[id] = Viewer(stream: stream, loop: loop) }
+        viewers.withLock { $0[id] = Viewer(stream: stream, loop: loop, session: session) }
         viewerCount.add(1, ordering: .relaxed)
         // The browser's EventSource waits this long before it reconnects.
         stream.send(Array("retry: 2000\n\n".utf8))
@@ -42,17 +51,17 @@ final class ExchangeFeed: Sendable {
     /// Sends an exchange just journaled to every viewer.
     func publish(_ entry: JournalEntry) {
         guard hasViewers else { return }
-        send(event: "exchange", id: entry.id, data: entry.json().encodedBytes)
+        send(event: "exchange", id: entry.id, data: entry.json().encodedBytes, session: entry.session)
     }
 
     /// Tells every viewer that a journal was cleared (the main one's, or a session's).
     func publishCleared(session: String? = nil) {
         guard hasViewers else { return }
         let data = session.map { JSONValue.object([("session", .string($0))]).encodedBytes } ?? Array("{}".utf8)
-        send(event: "cleared", id: nil, data: data)
+        send(event: "cleared", id: nil, data: data, session: session)
     }
 
-    private func send(event: String, id: Int?, data: [UInt8]) {
+    private func send(event: String, id: Int?, data: [UInt8], session: String?) {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(data.count + 48)
         if let id { bytes += Array("id: \(id)\n".utf8) }
@@ -61,7 +70,7 @@ final class ExchangeFeed: Sendable {
         bytes += data
         bytes += [0x0A, 0x0A]
         let message = bytes
-        for viewer in viewers.withLock({ Array($0.values) }) {
+        for viewer in viewers.withLock({ Array($0.values) }) where viewer.sees(session) {
             viewer.loop.execute { viewer.stream.send(message) }
         }
     }

@@ -95,7 +95,10 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
         case .collecting(let head, let headers):
             guard
                 let stream = responder.startRelay(
-                    status: head.status, reason: head.reason, headers: headers, contentLength: head.contentLength)
+                    status: head.status, reason: head.reason, headers: headers, contentLength: head.contentLength),
+                // The head is written as the stream starts: a client gone by then closed it before it had an
+                // observer, and nothing would end the upstream's read for it.
+                stream.isOpen
             else {
                 cancel()
                 return
