@@ -26,7 +26,7 @@ public struct FixtureWriter: Sendable {
     /// file of an earlier recording is: the same answer again adds nothing, a new request or answer is appended.
     public static let openFileLimit = 256
     /// About how many bytes the open files may hold in all.
-    public static let openBytesLimit = 16 * 1024 * 1024
+    public static let openBytesLimit = 8 * 1024 * 1024
 
     public init(folder: String, isReplacing: Bool, matchHeaders: [String] = [], origin: String) {
         self.folder = folder

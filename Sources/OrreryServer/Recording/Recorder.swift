@@ -203,7 +203,7 @@ final class Recorder: Sendable {
 
     /// How many exchanges may wait for their write, and how many bytes of bodies they may hold in all.
     static let backlogLimit = 2_048
-    static let backlogBytesLimit = 64 * 1024 * 1024
+    static let backlogBytesLimit = 32 * 1024 * 1024
     /// How many route files the status names; past that it says the list is cut (`filesListed: false`).
     static let listedFileLimit = 1_000
 
@@ -255,7 +255,9 @@ final class Recorder: Sendable {
         }
         let bytes = body.count + request.body.count + 1024
         let isQueued = backlog.withLock { backlog in
-            guard backlog.exchanges < Self.backlogLimit, backlog.bytes + bytes <= Self.backlogBytesLimit else {
+            // One exchange is always taken into an empty queue, however large (up to --record-body-limit).
+            guard backlog.exchanges == 0 || (backlog.exchanges < Self.backlogLimit && backlog.bytes + bytes <= Self.backlogBytesLimit)
+            else {
                 backlog.skipped += 1
                 return (queued: false, isFirstSkip: backlog.skipped == 1)
             }
