@@ -152,9 +152,12 @@ final class Recorder: Sendable {
         let skipped = session.skippedBacklog + session.skippedBodyLimit
         let notRecorded =
             skipped == 0
-            ? "" : "; \(skipped) not recorded (\(session.skippedBacklog) with the write queue full, \(session.skippedBodyLimit) over --record-body-limit)"
+            ? ""
+            : "; \(skipped) not recorded (\(session.skippedBacklog) with the write queue full, "
+                + "\(session.skippedBodyLimit) over --record-body-limit)"
+        let files = "\(session.filesWritten.count)\(session.isFileListCut ? " or more" : "") files"
         logger.info(
-            "recording stopped: \(session.exchangesRecorded) exchanges into \(session.filesWritten.count)\(session.isFileListCut ? " or more" : "") files in \(session.settings.folder)\(notRecorded); \(redacted)")
+            "recording stopped: \(session.exchangesRecorded) exchanges into \(files) in \(session.settings.folder)\(notRecorded); \(redacted)")
         return describe(session, isRecording: false)
     }
 
