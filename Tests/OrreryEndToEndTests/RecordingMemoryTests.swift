@@ -19,22 +19,26 @@ struct RecordingMemoryTests {
         let scratch = try Scratch([
             "config/hosts.json": StreamingProxyTests.hosts.replacingOccurrences(of: "PORT", with: String(upstream.port))
         ])
-        let (orrery, port) = try HostileInputTests.serve(scratch, ["--record", scratch.path("rec"), "--log-level", "warning"])
+        let (orrery, port) = try HostileInputTests.serve(
+            scratch, ["--record", scratch.path("rec"), "--log-level", "warning"])
         let pid = orrery.process.processIdentifier
         let before = try #require(ProcessFigures(pid: pid))
         let sampler = RSSSampler(pid: pid)
         let client = try Self.send(port: port, count: Self.exchanges, size: Self.answerSize)
         #expect(client.hasPrefix("ok \(Self.exchanges)"), "\(client)")
         // The status answers once what is queued is written.
-        let answer = RawClient.exchange(
-            port: port, "GET /__admin/recordings HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", timeout: 120)
+        let request = "GET /__admin/recordings HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+        let answer = RawClient.exchange(port: port, request, timeout: 120)
         let status = answer.range(of: "\r\n\r\n").map { String(answer[$0.upperBound...]) } ?? ""
         let after = try #require(ProcessFigures(pid: pid))
         let peak = sampler.stop()
         let growth = max(peak, after.rssKilobytes) - before.rssKilobytes
-        #expect(growth < 128 * 1024, "RSS grew from \(before.rssKilobytes) KB to \(peak) KB at the peak, \(after.rssKilobytes) KB after")
+        #expect(
+            growth < 128 * 1024,
+            "RSS grew from \(before.rssKilobytes) KB to \(peak) KB at the peak, \(after.rssKilobytes) KB after")
         // Every exchange was recorded, or counted as not recorded.
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(status.utf8)) as? [String: Any], "\(status.prefix(400))")
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(status.utf8)) as? [String: Any], "\(status.prefix(400))")
         let recorded = json["exchangesRecorded"] as? Int ?? -1
         let notRecorded = (json["notRecorded"] as? [String: Any])?["writeQueueFull"] as? Int ?? -1
         #expect(recorded > 0)

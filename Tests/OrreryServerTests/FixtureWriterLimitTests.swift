@@ -12,11 +12,13 @@ struct FixtureWriterLimitTests {
         RecordedExchange(
             request: HTTPRequest(method: "GET", target: target, headers: HTTPHeaders(), body: []), host: nil,
             folder: "api.example.com", matchHeaders: [], status: 200,
-            responseHeaders: HTTPHeaders([("Content-Type", "text/plain")]), decodedBody: Array(body.utf8), encoding: nil)
+            responseHeaders: HTTPHeaders([("Content-Type", "text/plain")]), decodedBody: Array(body.utf8),
+            encoding: nil)
     }
 
     static func folder() throws -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("orrery-writer-\(UUID().uuidString)").path
+        let folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("orrery-writer-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         return folder
     }

@@ -109,7 +109,8 @@ public struct FixtureFile: Sendable {
         while let found = text.range(of: item, range: searchStart..<text.endIndex) {
             let isStart = found.lowerBound == text.startIndex || text[text.index(before: found.lowerBound)] == "\n"
             let rest = text[found.upperBound...]
-            if isStart, rest.isEmpty || rest.hasPrefix("-") || rest.hasPrefix("#") || rest.hasPrefix("\n") { return true }
+            let isWhole = rest.isEmpty || rest.hasPrefix("-") || rest.hasPrefix("#") || rest.hasPrefix("\n")
+            if isStart, isWhole { return true }
             searchStart = text.index(after: found.lowerBound)
         }
         return false

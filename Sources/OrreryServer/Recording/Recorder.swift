@@ -259,8 +259,8 @@ final class Recorder: Sendable {
         let bytes = body.count + request.body.count + 1024
         let isQueued = backlog.withLock { backlog in
             // One exchange is always taken into an empty queue, however large (up to --record-body-limit).
-            guard backlog.exchanges == 0 || (backlog.exchanges < Self.backlogLimit && backlog.bytes + bytes <= Self.backlogBytesLimit)
-            else {
+            let hasRoom = backlog.exchanges < Self.backlogLimit && backlog.bytes + bytes <= Self.backlogBytesLimit
+            guard backlog.exchanges == 0 || hasRoom else {
                 backlog.skipped += 1
                 return (queued: false, isFirstSkip: backlog.skipped == 1)
             }
@@ -271,8 +271,12 @@ final class Recorder: Sendable {
         guard isQueued.queued else {
             count(session) { $0.skippedBacklog += 1 }
             if isQueued.isFirstSkip {
-                logger.warning(
-                    "not recorded: \(request.method) \(request.target): the recording's write queue is full (\(Self.backlogLimit) exchanges or \(Self.backlogBytesLimit / 1024 / 1024) MiB waiting for a disk slower than the traffic); exchanges are not recorded until it drains, counted in GET /__admin/recordings (notRecorded.writeQueueFull)")
+                let message =
+                    "not recorded: \(request.method) \(request.target): the recording's write queue is full "
+                    + "(\(Self.backlogLimit) exchanges or \(Self.backlogBytesLimit / 1024 / 1024) MiB waiting for a disk "
+                    + "slower than the traffic); exchanges are not recorded until it drains, counted in "
+                    + "GET /__admin/recordings (notRecorded.writeQueueFull)"
+                logger.warning("\(message)")
             }
             return
         }
