@@ -254,7 +254,9 @@ read -r writes write_errors write_non2xx < <(wrk_numbers "$OUT/writes.wrk")
     echo "requests: $reads GET (static, templated, gzip, regex, proxied) + $writes POST/miss = $((reads + writes))"
     echo "socket errors: $((read_errors + write_errors)); non-2xx/3xx: $read_non2xx GET, $write_non2xx POST/miss (every 20th is a 404 miss by design)"
     if ((RECORD)); then
-        echo "recorded fixtures: $(find "$OUT/recording" -name '*.yaml' 2>/dev/null | wc -l); answers not recorded (over --record-body-limit): $(grep -c 'not recorded' "$OUT/orrery.log" || true)"
+        echo "recorded fixtures: $(find "$OUT/recording" -name '*.yaml' 2>/dev/null | wc -l); answers not recorded (over --record-body-limit): $(grep -c 'is over --record-body-limit' "$OUT/orrery.log" || true)"
+        # The recorder's write queue is bounded: what it could not take is counted in the log once the queue drains.
+        echo "exchanges not recorded (write queue full): $(awk '/recording caught up: / { for (i = 1; i < NF; i++) if ($i == "up:") n += $(i + 1) } END { print n + 0 }' "$OUT/orrery.log")"
     fi
     if ((STREAMS)); then
         awk '$1 == "fast" { fast++; bytes += $2 } $1 == "slow" { slow++; bytes += $2 }

@@ -28,14 +28,18 @@ public struct RecordingStatus: Decodable, Sendable, Equatable {
     public let matchHeaders: [String]?
     public let startedAt: String?
     public let exchangesRecorded: Int?
-    /// Route files written.
+    /// Exchanges not recorded, by why: the write queue was full (a disk slower than the traffic), or the answer's
+    /// body was over `--record-body-limit`.
+    public let notRecorded: NotRecorded?
+    /// Route files written (the first thousand; `filesListed` false when there were more).
     public let files: [String]?
+    public let filesListed: Bool?
     /// Why the session stopped, when a write failed.
     public let error: String?
 
     enum CodingKeys: String, CodingKey {
         case isRecording = "recording"
-        case folder, mode, matchHeaders, startedAt, exchangesRecorded, files, error
+        case folder, mode, matchHeaders, startedAt, exchangesRecorded, notRecorded, files, filesListed, error
     }
 
     public init(from decoder: any Decoder) throws {
@@ -46,7 +50,19 @@ public struct RecordingStatus: Decodable, Sendable, Equatable {
         matchHeaders = try container.decodeIfPresent([String].self, forKey: .matchHeaders)
         startedAt = try container.decodeIfPresent(String.self, forKey: .startedAt)
         exchangesRecorded = try container.decodeIfPresent(Int.self, forKey: .exchangesRecorded)
+        notRecorded = try container.decodeIfPresent(NotRecorded.self, forKey: .notRecorded)
         files = try container.decodeIfPresent([String].self, forKey: .files)
+        filesListed = try container.decodeIfPresent(Bool.self, forKey: .filesListed)
         error = try container.decodeIfPresent(String.self, forKey: .error)
+    }
+}
+
+extension RecordingStatus {
+    /// Exchanges a recording session did not write, by why.
+    public struct NotRecorded: Decodable, Sendable, Equatable {
+        /// Not queued, because the writes waiting were at their bound.
+        public let writeQueueFull: Int
+        /// Their answer's body was over `--record-body-limit`.
+        public let overBodyLimit: Int
     }
 }

@@ -14,6 +14,8 @@ public struct FixtureFile: Sendable {
     /// of the last one's sequence), with the body file it refers to: a writer appends it to the file on disk
     /// rather than writing the file anew. Nil when the text changed elsewhere.
     public private(set) var appended: (text: String, bodyFiles: [(path: String, bytes: [UInt8])])?
+    /// About how many bytes this value holds (texts, bodies): what a writer that keeps many files open counts.
+    public private(set) var retainedBytes: Int
 
     /// Bodies up to this size that are text are written inline; others go to body files.
     public static let inlineBodyLimit = 16 * 1024
@@ -32,12 +34,14 @@ public struct FixtureFile: Sendable {
     public init(relativePath: String, comment: String) {
         self.relativePath = relativePath
         preamble = "# " + comment.replacingOccurrences(of: "\n", with: " ") + "\n"
+        retainedBytes = preamble.utf8.count
     }
 
     /// A file that already holds fixtures as a bare list: new ones are appended to `existingText`.
     public init(relativePath: String, appendingTo existingText: String) {
         self.relativePath = relativePath
         preamble = existingText.isEmpty || existingText.hasSuffix("\n") ? existingText : existingText + "\n"
+        retainedBytes = preamble.utf8.count
     }
 
     /// Whether `text` is a list at its top level (what recordings write), so that items can be appended to it.
@@ -64,14 +68,22 @@ public struct FixtureFile: Sendable {
             let rendered = render(response)
             var episode = Episode(exchange: exchange, responses: [response], renderedResponses: [rendered])
             let text = render(episode)
+            // A file read back from disk that already ends an item with this very fixture (the same request with
+            // the same answer, written before): the same answer again adds nothing.
+            if !preamble.isEmpty, Self.holdsItem(preamble, text) {
+                positions[key] = nil
+                return false
+            }
             episode.text = text
             episodes.append(episode)
+            retainedBytes += Self.size(of: exchange) + text.utf8.count
             appended = (text, rendered.bodyFile.map { [bodyFilePath($0)] } ?? [])
             return true
         }
         // The last answer repeats on replay, so the same answer again adds nothing.
         guard episodes[position].responses.last != response else { return false }
         let rendered = render(response)
+        retainedBytes += response.body.count * 2 + 256
         episodes[position].responses.append(response)
         episodes[position].renderedResponses.append(rendered)
         // A third answer of the last request goes at the end of its `responses` list, which ends the file: only
@@ -82,11 +94,31 @@ public struct FixtureFile: Sendable {
             var item = ""
             YAMLText.listItem(members, indent: Self.responseItemIndent, into: &item)
             episodes[position].text = text + item
+            retainedBytes += item.utf8.count
             appended = (item, rendered.bodyFile.map { [bodyFilePath($0)] } ?? [])
         } else {
             episodes[position].text = nil
         }
         return true
+    }
+
+    /// Whether `text` holds `item` as a whole top-level list item: at its start or after a line break, and followed
+    /// by the end or by the next item or comment.
+    static func holdsItem(_ text: String, _ item: String) -> Bool {
+        var searchStart = text.startIndex
+        while let found = text.range(of: item, range: searchStart..<text.endIndex) {
+            let isStart = found.lowerBound == text.startIndex || text[text.index(before: found.lowerBound)] == "\n"
+            let rest = text[found.upperBound...]
+            let isWhole = rest.isEmpty || rest.hasPrefix("-") || rest.hasPrefix("#") || rest.hasPrefix("\n")
+            if isStart, isWhole { return true }
+            searchStart = text.index(after: found.lowerBound)
+        }
+        return false
+    }
+
+    /// About the bytes an exchange holds once kept in an episode: its bodies, twice for the rendered copy.
+    private static func size(of exchange: RecordedExchange) -> Int {
+        exchange.requestBody.count + exchange.responseBody.count * 2 + exchange.target.utf8.count + 512
     }
 
     /// Where the items of an episode's `responses` list stand: the episode is a list item at 0, its members at 2.

@@ -24,6 +24,10 @@ final class Recorder: Sendable {
     /// The writer of the newest session, by its id; taken only on `queue` (and when a session starts), so that
     /// the event loops never wait on a write.
     private let writer = Mutex<(session: Int, writer: FixtureWriter)?>(nil)
+    /// Exchanges queued for writing and the bytes they hold: over `backlogLimit` or `backlogBytesLimit`, an
+    /// exchange is not recorded (and counted) rather than queued, so a disk slower than the traffic costs
+    /// fixtures, never the daemon's memory.
+    private let backlog = Mutex<(exchanges: Int, bytes: Int, skipped: Int)>((0, 0, 0))
     /// Who records, as the folder's lock names it (`pid 12, port 8080`); the port is known once the daemon listens.
     private let holder = Mutex("pid \(getpid())")
 
@@ -46,7 +50,14 @@ final class Recorder: Sendable {
         /// Routes with a fixture when the session started: what `once` replays instead of recording.
         var routesWithFixtures: Set<Route>
         var exchangesRecorded = 0
+        /// Exchanges not recorded because the write queue was full, and because their body was over
+        /// `--record-body-limit`.
+        var skippedBacklog = 0
+        var skippedBodyLimit = 0
+        /// The route files written, the first `listedFileLimit` of them by name.
         var filesWritten: Set<String> = []
+        /// Whether files were written past those named.
+        var isFileListCut = false
         /// What redaction took out of the recorded exchanges (`JSON field password`), for the summary.
         var redacted: Set<String> = []
         var failure: String?
@@ -138,8 +149,15 @@ final class Recorder: Sendable {
         guard let session else { return nil }
         release(session)
         let redacted = session.redacted.isEmpty ? "nothing redacted" : "redacted: " + session.redacted.sorted().joined(separator: ", ")
+        let skipped = session.skippedBacklog + session.skippedBodyLimit
+        let notRecorded =
+            skipped == 0
+            ? ""
+            : "; \(skipped) not recorded (\(session.skippedBacklog) with the write queue full, "
+                + "\(session.skippedBodyLimit) over --record-body-limit)"
+        let files = "\(session.filesWritten.count)\(session.isFileListCut ? " or more" : "") files"
         logger.info(
-            "recording stopped: \(session.exchangesRecorded) exchanges into \(session.filesWritten.count) files in \(session.settings.folder); \(redacted)")
+            "recording stopped: \(session.exchangesRecorded) exchanges into \(files) in \(session.settings.folder)\(notRecorded); \(redacted)")
         return describe(session, isRecording: false)
     }
 
@@ -171,13 +189,26 @@ final class Recorder: Sendable {
             ("matchHeaders", .array(session.settings.matchHeaders.map { .string($0) })),
             ("startedAt", .string(JournalEntry.timestamp(session.startedAt))),
             ("exchangesRecorded", .int(session.exchangesRecorded)),
+            (
+                "notRecorded",
+                .object([
+                    ("writeQueueFull", .int(session.skippedBacklog)), ("overBodyLimit", .int(session.skippedBodyLimit)),
+                ])
+            ),
             ("files", .array(session.filesWritten.sorted().map { .string($0) })),
+            ("filesListed", .bool(!session.isFileListCut)),
             ("redacted", .array(session.redacted.sorted().map { .string($0) })),
             ("error", .string(session.failure)),
         ])
     }
 
     // MARK: - Recording
+
+    /// How many exchanges may wait for their write, and how many bytes of bodies they may hold in all.
+    static let backlogLimit = 2_048
+    static let backlogBytesLimit = 32 * 1024 * 1024
+    /// How many route files the status names; past that it says the list is cut (`filesListed: false`).
+    static let listedFileLimit = 1_000
 
     /// A compressed body that would decode to more than this (a zip bomb from an upstream) is recorded as it came.
     static let maximumDecodedBody = 256 * 1024 * 1024
@@ -220,11 +251,37 @@ final class Recorder: Sendable {
     ) {
         let size = bodySize ?? body.count
         guard size <= body.count, size <= bodyLimit else {
+            count(session) { $0.skippedBodyLimit += 1 }
             logger.warning(
                 "not recorded: \(request.method) \(request.target): its answer's body (\(size) bytes) is over --record-body-limit (\(bodyLimit) bytes)")
             return
         }
+        let bytes = body.count + request.body.count + 1024
+        let isQueued = backlog.withLock { backlog in
+            // One exchange is always taken into an empty queue, however large (up to --record-body-limit).
+            let hasRoom = backlog.exchanges < Self.backlogLimit && backlog.bytes + bytes <= Self.backlogBytesLimit
+            guard backlog.exchanges == 0 || hasRoom else {
+                backlog.skipped += 1
+                return (queued: false, isFirstSkip: backlog.skipped == 1)
+            }
+            backlog.exchanges += 1
+            backlog.bytes += bytes
+            return (queued: true, isFirstSkip: false)
+        }
+        guard isQueued.queued else {
+            count(session) { $0.skippedBacklog += 1 }
+            if isQueued.isFirstSkip {
+                let message =
+                    "not recorded: \(request.method) \(request.target): the recording's write queue is full "
+                    + "(\(Self.backlogLimit) exchanges or \(Self.backlogBytesLimit / 1024 / 1024) MiB waiting for a disk "
+                    + "slower than the traffic); exchanges are not recorded until it drains, counted in "
+                    + "GET /__admin/recordings (notRecorded.writeQueueFull)"
+                logger.warning("\(message)")
+            }
+            return
+        }
         queue.async { [self] in
+            defer { dequeued(bytes) }
             // The session may have stopped since it chose to record (its answer is still written), but not failed.
             let isWritable = state.withLock { state in
                 [state.session, state.last].contains { $0?.id == session && $0?.failure == nil }
@@ -262,7 +319,13 @@ final class Recorder: Sendable {
                         guard recorded?.id == session else { return }
                         recorded?.exchangesRecorded += 1
                         recorded?.redacted.formUnion(redactions)
-                        if let written { recorded?.filesWritten.insert(written) }
+                        if let written, recorded?.filesWritten.contains(written) == false {
+                            if (recorded?.filesWritten.count ?? 0) < Self.listedFileLimit {
+                                recorded?.filesWritten.insert(written)
+                            } else {
+                                recorded?.isFileListCut = true
+                            }
+                        }
                     }
                     count(&state.session)
                     count(&state.last)
@@ -272,6 +335,35 @@ final class Recorder: Sendable {
             case nil:
                 break
             }
+        }
+    }
+
+    /// Counts something in the session `id`, on or stopped.
+    private func count(_ id: Int, _ change: (inout Session) -> Void) {
+        state.withLock { state in
+            if state.session?.id == id, var session = state.session {
+                change(&session)
+                state.session = session
+            } else if state.last?.id == id, var last = state.last {
+                change(&last)
+                state.last = last
+            }
+        }
+    }
+
+    /// An exchange left the write queue; once the queue is empty after exchanges were not recorded, the log says
+    /// how many.
+    private func dequeued(_ bytes: Int) {
+        let skipped = backlog.withLock { backlog -> Int in
+            backlog.exchanges -= 1
+            backlog.bytes -= bytes
+            guard backlog.exchanges == 0, backlog.skipped > 0 else { return 0 }
+            defer { backlog.skipped = 0 }
+            return backlog.skipped
+        }
+        if skipped > 0 {
+            logger.warning(
+                "recording caught up: \(skipped) exchanges were not recorded while its write queue was full (notRecorded.writeQueueFull in GET /__admin/recordings)")
         }
     }
 
