@@ -156,8 +156,10 @@ final class Recorder: Sendable {
             : "; \(skipped) not recorded (\(session.skippedBacklog) with the write queue full, "
                 + "\(session.skippedBodyLimit) over --record-body-limit)"
         let files = "\(session.filesWritten.count)\(session.isFileListCut ? " or more" : "") files"
-        logger.info(
-            "recording stopped: \(session.exchangesRecorded) exchanges into \(files) in \(session.settings.folder)\(notRecorded); \(redacted)")
+        let summary =
+            "recording stopped: \(session.exchangesRecorded) exchanges into \(files) in \(session.settings.folder)"
+            + "\(notRecorded); \(redacted)"
+        logger.info("\(summary)")
         return describe(session, isRecording: false)
     }
 
@@ -362,8 +364,10 @@ final class Recorder: Sendable {
             return backlog.skipped
         }
         if skipped > 0 {
-            logger.warning(
-                "recording caught up: \(skipped) exchanges were not recorded while its write queue was full (notRecorded.writeQueueFull in GET /__admin/recordings)")
+            let note =
+                "recording caught up: \(skipped) exchanges were not recorded while its write queue was full"
+                + " (notRecorded.writeQueueFull in GET /__admin/recordings)"
+            logger.warning("\(note)")
         }
     }
 
