@@ -142,6 +142,42 @@ struct SessionWalkTests {
         #expect(harness.answer("/users", session: session).text == "from file")
     }
 
+    @Test(
+        "an API stub's sequence count goes with it when it is removed or replaced; a file stub's stays",
+        arguments: Place.allCases)
+    func sequenceCountsGoWithTheirStubs(place: Place) throws {
+        let harness = try PipelineHarness(files: Self.files)
+        let session = place == .session ? try harness.openSession().id : nil
+        let owner = try #require(session.map { harness.sessions.session(id: $0) } ?? harness.sessions.main)
+        let positions = owner.sequences
+        func sequence(_ id: String) -> String {
+            #"{"id": "\#(id)", "request": {"path": "/seq"}, "responses": [{"body": "1"}, {"body": "2"}]}"#
+        }
+        #expect(harness.answer("/job", session: session).text == "queued")
+        #expect(positions.count == 1)
+        // Each round's stub has a new id: the count of the one removed before it must not stay behind.
+        for round in 0..<3 {
+            let added = try harness.admin("POST", "/__admin/stubs", json: sequence("seq-\(round)"), session: session)
+            #expect(added.status == 201)
+            #expect(harness.answer("/seq", session: session).text == "1")
+            #expect(positions.count == 2)
+            #expect(try harness.admin("DELETE", "/__admin/stubs/seq-\(round)", session: session).status == 200)
+            #expect(positions.count == 1, "round \(round)")
+        }
+        // Replaced, it starts again, and only the new stub's count is kept.
+        #expect(try harness.admin("POST", "/__admin/stubs", json: sequence("kept"), session: session).status == 201)
+        #expect(harness.answer("/seq", session: session).text == "1")
+        #expect(harness.answer("/seq", session: session).text == "2")
+        #expect(try harness.admin("PUT", "/__admin/stubs/kept", json: sequence("kept"), session: session).status == 200)
+        #expect(positions.count == 1)
+        #expect(harness.answer("/seq", session: session).text == "1")
+        #expect(positions.count == 2)
+        // Every API stub removed: their counts go, the file stub's stays where it was.
+        #expect(try harness.admin("DELETE", "/__admin/stubs", session: session).status == 200)
+        #expect(positions.count == 1)
+        #expect(harness.answer("/job", session: session).text == "running")
+    }
+
     @Test("an API stub is its session's alone, and 409 only against what that session sees")
     func apiStubs() throws {
         let harness = try PipelineHarness(files: Self.files)

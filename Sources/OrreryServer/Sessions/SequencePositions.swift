@@ -5,7 +5,8 @@ import Synchronization
 /// that one session's traffic never moves another's.
 ///
 /// A count is kept against the stub's `sequenceToken`: a stub reloaded unchanged keeps its place, one whose responses
-/// changed starts again. Adding, replacing or removing other stubs leaves every count as it is.
+/// changed starts again. Adding, replacing or removing other stubs leaves every count as it is; a session's own stub
+/// that is replaced or removed takes its count with it, so the table holds only stubs that are still there.
 final class SequencePositions: Sendable {
     private struct Position {
         let token: any AnyObject & Sendable
@@ -29,10 +30,16 @@ final class SequencePositions: Sendable {
         return entry.response(atSequencePosition: answered)
     }
 
-    /// The stub with this id starts its sequence again (it was removed or replaced).
-    func forget(id: String) {
-        positions.withLock { _ = $0.removeValue(forKey: id) }
+    /// The stub with this id and token starts its sequence again (it was removed or replaced): the count goes only
+    /// when it is that stub's, so a file stub that shares the id keeps its place.
+    func forget(id: String, token: any AnyObject & Sendable) {
+        positions.withLock { positions in
+            if let position = positions[id], position.token === token { positions.removeValue(forKey: id) }
+        }
     }
+
+    /// How many sequences have a count kept: those answered since the last rewind whose stubs are still there.
+    var count: Int { positions.withLock { $0.count } }
 
     /// Every sequence back at its first response.
     func rewind() {

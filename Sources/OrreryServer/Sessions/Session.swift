@@ -14,8 +14,8 @@ final class Session: Sendable {
     let createdAt = Date()
     let journal: Journal
     let scenarios = ScenarioStore()
-    let stubs = SessionStubs()
-    let sequences = SequencePositions()
+    let stubs: SessionStubs
+    let sequences: SequencePositions
 
     init(id: String?, name: String?, port: Int, tag: Int, journal: Journal) {
         self.id = id
@@ -23,6 +23,9 @@ final class Session: Sendable {
         self.port = port
         self.tag = tag
         self.journal = journal
+        let sequences = SequencePositions()
+        self.sequences = sequences
+        stubs = SessionStubs(sequences: sequences)
     }
 
     // MARK: - Answering
