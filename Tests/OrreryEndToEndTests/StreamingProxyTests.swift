@@ -76,7 +76,8 @@ struct StreamingProxyTests {
         let settled = OrreryProcess.waitFor(seconds: 8) {
             (ProcessFigures(pid: pid)?.openDescriptors ?? .max) <= before.openDescriptors
         }
-        #expect(settled, "descriptors: \(before.openDescriptors) before, \(ProcessFigures(pid: pid)?.openDescriptors ?? -1) after")
+        let after = ProcessFigures(pid: pid)?.openDescriptors ?? -1
+        #expect(settled, "descriptors: \(before.openDescriptors) before, \(after) after")
         let answer = client.readToEnd()
         #expect(answer.isClosed, "the connection is still open after \(answer.text.utf8.count) bytes")
         #expect(answer.text.hasPrefix("HTTP/1.1 200 "), "\(answer.text.prefix(200))")
