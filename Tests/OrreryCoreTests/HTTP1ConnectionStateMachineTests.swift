@@ -179,6 +179,35 @@ struct HTTP1ConnectionStateMachineTests {
         #expect(driver.machine.state == .idle)
     }
 
+    @Test("Output waiting while the answer is still made (a stream) runs the send timeout, which closes")
+    func streamedOutputWaiting() {
+        var driver = ConnectionDriver()
+        driver.answersAtOnce = false
+        driver.feed(get + get)
+        // A stream whose output the socket takes as it comes: the pipeline's deadline, none of the connection's.
+        #expect(driver.machine.timeout == nil)
+        driver.machine.outputWaiting()
+        #expect(driver.machine.state == .waitingForResponse && driver.machine.timeout == .send)
+        // The client caught up: no deadline again, and the request behind still waits for the answer's end.
+        driver.outputDrained()
+        #expect(driver.machine.timeout == nil && driver.routes.count == 1)
+        driver.machine.outputWaiting()
+        driver.timeOut()
+        #expect(driver.events.last == .close && driver.machine.state == .closed && driver.routes.count == 1)
+
+        // Output waiting is the answer's: the next request does not inherit it.
+        var finished = ConnectionDriver()
+        finished.answersAtOnce = false
+        finished.feed(get + get)
+        finished.machine.outputWaiting()
+        finished.answer()
+        #expect(finished.machine.state == .waitingForResponse && finished.machine.timeout == nil)
+        // Outside an answer being made it means nothing: idle keeps its own deadline.
+        finished.answer()
+        finished.machine.outputWaiting()
+        #expect(finished.machine.state == .idle && finished.machine.timeout == .idle)
+    }
+
     // MARK: - Empty lines
 
     @Test("Empty lines before a request, and between pipelined ones, are skipped")

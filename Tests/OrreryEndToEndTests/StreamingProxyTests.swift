@@ -59,6 +59,33 @@ struct StreamingProxyTests {
         #expect(orrery.stop() == 0)
     }
 
+    @Test("A client that never reads a relayed stream is closed after --idle-timeout, and the upstream with it")
+    func clientThatNeverReads() throws {
+        let (orrery, port, upstream) = try Self.serve(["--idle-timeout", "1s"])
+        defer { upstream.stop() }
+        let pid = orrery.process.processIdentifier
+        let before = try #require(ProcessFigures(pid: pid))
+        // A small window: the daemon's queue passes the relay's limit at once, and the upstream is paused.
+        let client = try #require(RawClient(port: port, timeout: 5, receiveBuffer: 4_096))
+        client.send("GET /stream?seconds=30 HTTP/1.1\r\nHost: api.example.com\r\n\r\n")
+        let opened = OrreryProcess.waitFor(seconds: 5) {
+            (ProcessFigures(pid: pid)?.openDescriptors ?? 0) >= before.openDescriptors + 2
+        }
+        #expect(opened, "the client's and the upstream's connections never opened")
+        // Long before the upstream's 30 s: both connections are closed by the send timeout.
+        let settled = OrreryProcess.waitFor(seconds: 8) {
+            (ProcessFigures(pid: pid)?.openDescriptors ?? .max) <= before.openDescriptors
+        }
+        let after = ProcessFigures(pid: pid)?.openDescriptors ?? -1
+        #expect(settled, "descriptors: \(before.openDescriptors) before, \(after) after")
+        let answer = client.readToEnd()
+        #expect(answer.isClosed, "the connection is still open after \(answer.text.utf8.count) bytes")
+        #expect(answer.text.hasPrefix("HTTP/1.1 200 "), "\(answer.text.prefix(200))")
+        let journal = RawClient.get(port: port, "/__admin/requests?limit=1")
+        #expect(journal.contains("clientClosed"), "\(journal.prefix(600))")
+        #expect(orrery.stop() == 0)
+    }
+
     @Test("A body that trickles on outlives --upstream-timeout; one that falls silent is cut by it and journaled so")
     func silenceBound() throws {
         let (orrery, port, upstream) = try Self.serve(["--upstream-timeout", "500"])

@@ -65,6 +65,9 @@ public struct HTTP1ConnectionStateMachine {
     /// The server is stopping: no request after the current one.
     private var isShuttingDown = false
     private var context = ResponseContext()
+    /// Output waits for the client while its request is still being answered (a streamed answer it does not keep
+    /// up with): the send timeout runs, so a client that stops reading does not hold the connection forever.
+    private var isOutputWaiting = false
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
@@ -77,7 +80,8 @@ public struct HTTP1ConnectionStateMachine {
         case .readingHead: .head
         case .readingBody: .body
         case .writing: .send
-        case .waitingForResponse, .closing, .closed: nil
+        case .waitingForResponse: isOutputWaiting ? .send : nil
+        case .closing, .closed: nil
         }
     }
 
@@ -177,6 +181,7 @@ public struct HTTP1ConnectionStateMachine {
     /// the next request should wait until it drains. `closesConnection` when the answer ends the connection.
     public mutating func responseQueued(closesConnection: Bool = false, isBacklogged: Bool = false) -> Action {
         guard state == .waitingForResponse else { return .readMore }
+        isOutputWaiting = false
         if closesAfterResponse(closesConnection: closesConnection) {
             state = .closing
             return .close
@@ -197,8 +202,15 @@ public struct HTTP1ConnectionStateMachine {
         closesConnection || !context.isKeepAlive || hasInputEnded || isShuttingDown
     }
 
+    /// Output the socket did not take waits for the client to read it while the current request is still being
+    /// answered (a streamed answer): the send timeout runs until `outputDrained`.
+    public mutating func outputWaiting() {
+        if state == .waitingForResponse { isOutputWaiting = true }
+    }
+
     /// A backlog of output has been written.
     public mutating func outputDrained() -> Action {
+        isOutputWaiting = false
         guard state == .writing else { return .readMore }
         state = .idle
         return next()
@@ -212,6 +224,11 @@ public struct HTTP1ConnectionStateMachine {
             state = .closing
             return .reject(ErrorResponse(.Code408RequestTimeout, message: "The request \(part) did not arrive in time."))
         case .idle, .writing, .closing:
+            state = .closed
+            return .close
+        case .waitingForResponse where isOutputWaiting:
+            // The client stopped reading the answer under way.
+            isOutputWaiting = false
             state = .closed
             return .close
         case .waitingForResponse, .closed:

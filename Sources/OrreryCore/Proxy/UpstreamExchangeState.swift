@@ -5,8 +5,8 @@
 ///
 /// Deadlines: the connect timeout while resolving and connecting; then the upstream timeout for each silence (the
 /// wait for the head, and each gap between bytes of the body), not for a body that keeps flowing. While the client
-/// reads too slowly and the body is paused, no deadline runs: the client's own send timeout ends a client that
-/// stops reading, and with it the exchange.
+/// reads too slowly and the body is paused, no deadline runs: the client's own send timeout (`--idle-timeout`, armed
+/// by its connection while output waits unread) ends a client that stops reading, and with it the exchange.
 public struct UpstreamExchangeState: Sendable, Equatable {
     public enum Stage: Sendable, Equatable {
         /// Not started.

@@ -356,7 +356,7 @@ final class ServerConnection {
         if let tls {
             guard !isClosed, !output.isEmpty, let buffer = bufferevent_get_output(tls) else { return }
             output.move(to: buffer, coalescingUpTo: 16 * 1024)
-            noteActivity()
+            outputWaiting()
             return
         }
         guard !isClosed, !output.isEmpty, let bufferevent, let buffer = bufferevent_get_output(bufferevent) else { return }
@@ -370,8 +370,17 @@ final class ServerConnection {
             // The bufferevent calls `outputDrained` once it has written all of it.
             output.move(to: buffer)
             bufferevent_enable(bufferevent, Int16(EV_WRITE))
-            noteActivity()
+            outputWaiting()
         }
+    }
+
+    /// Output went to the bufferevent, to be written as the client reads: the send timeout runs while an answer
+    /// under way (a stream) waits for the client, as it does for a large answer, until `outputDrained`.
+    private func outputWaiting() {
+        noteActivity()
+        guard machine.state == .waitingForResponse, machine.timeout != .send else { return }
+        machine.outputWaiting()
+        updateTimer()
     }
 
     /// The bufferevent wrote everything it held.
@@ -543,7 +552,7 @@ final class ServerConnection {
         armedTimeout = nil
         // A client that has not taken any of its answer for the whole timeout will not take the rest: closing once
         // it is written would keep the connection, and the answer in memory, for as long as the client likes.
-        let isSendTimeout = machine.state == .writing
+        let isSendTimeout = machine.timeout == .send
         process(machine.timedOut())
         if isSendTimeout {
             close()

@@ -8,7 +8,8 @@ import OrreryEvent
 /// An answer that arrives whole in the first read (the usual small one) goes out as one prepared response, as a
 /// stub's does. Otherwise the head goes out with what came so far, and each later read is written on as it comes;
 /// when the client has more than `maximumQueuedBytes` unread, the upstream is not read until the client catches up
-/// (back-pressure), so an upstream that streams forever costs what a small answer does. The journal and the
+/// (back-pressure), so an upstream that streams forever costs what a small answer does; a client that reads nothing
+/// for the send timeout is closed by its connection, which cancels the upstream exchange. The journal and the
 /// recorder get the first bytes of the body up to their limits, and its full size, once the answer is complete
 /// (before its last bytes are written, so a client that has its answer finds it in the journal).
 final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
