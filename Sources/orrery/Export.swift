@@ -28,31 +28,7 @@ struct ExportHAR: ParsableCommand {
     var adminToken: String?
 
     func run() throws {
-        let trimmed = url.hasSuffix("/") ? String(url.dropLast()) : url
-        guard let endpoint = URL(string: trimmed + "/__admin/requests.har"), let scheme = endpoint.scheme,
-            scheme == "http" || scheme == "https", let host = endpoint.host
-        else {
-            throw ValidationError("--url must be an http:// URL such as http://127.0.0.1:8080, not '\(url)'.")
-        }
-        let name = host.contains(":") ? "[\(host)]" : host
-        let upstream = Upstream(
-            scheme: scheme, hostAndPort: endpoint.port.map { "\(name):\($0)" } ?? name, environmentKey: nil,
-            canonicalHost: nil)
-        var headers: HTTPHeaders = ["Host": upstream.hostHeader, "Accept": "application/json"]
-        if let token = adminToken ?? ProcessInfo.processInfo.environment["ORRERY_ADMIN_TOKEN"] {
-            headers.add("X-Orrery-Admin-Token", token)
-        }
-        let data: Data
-        switch BlockingFetch.send(UpstreamRequest(upstream: upstream, method: "GET", target: endpoint.path, headers: headers, body: [])) {
-        case .failure(let failure):
-            Console.error("orrery: cannot reach \(trimmed): \(failure.message)")
-            throw ExitCode(1)
-        case .success(let response) where response.status != 200:
-            Console.error("orrery: \(endpoint) answered \(response.status): \(response.body.text)")
-            throw ExitCode(1)
-        case .success(let response):
-            data = Data(response.body.bytes)
-        }
+        let data = Data(try RunningDaemon(url: url, adminToken: adminToken).get("/__admin/requests.har"))
         guard let out else {
             FileHandle.standardOutput.write(data)
             return
@@ -105,7 +81,7 @@ struct ExportWireMock: ParsableCommand {
                 throw ExitCode(1)
             }
         } else {
-            loaded = try fetchStubs()
+            loaded = try RunningDaemon(url: url ?? "", adminToken: adminToken).stubs()
         }
         let (files, skipped) = WireMockExport.root(from: loaded)
         for line in skipped { Console.error("orrery: not exported: \(line)") }
@@ -126,69 +102,5 @@ struct ExportWireMock: ParsableCommand {
         }
         let mappings = files.filter { $0.path.hasPrefix("mappings/") }.count
         Console.out("Exported \(mappings) of \(loaded.count) stub(s) as WireMock mappings under \(out).")
-    }
-
-    /// The daemon's stubs, decoded again from the definitions its admin API lists.
-    private func fetchStubs() throws -> [Stub] {
-        let base = url ?? ""
-        let trimmed = base.hasSuffix("/") ? String(base.dropLast()) : base
-        guard let endpoint = URL(string: trimmed + "/__admin/stubs"), let scheme = endpoint.scheme,
-            scheme == "http" || scheme == "https", let host = endpoint.host
-        else {
-            throw ValidationError("--url must be an http:// URL such as http://127.0.0.1:8080, not '\(base)'.")
-        }
-        let name = host.contains(":") ? "[\(host)]" : host
-        let upstream = Upstream(
-            scheme: scheme, hostAndPort: endpoint.port.map { "\(name):\($0)" } ?? name, environmentKey: nil, canonicalHost: nil)
-        var headers: HTTPHeaders = ["Host": upstream.hostHeader, "Accept": "application/json"]
-        if let token = adminToken ?? ProcessInfo.processInfo.environment["ORRERY_ADMIN_TOKEN"] {
-            headers.add("X-Orrery-Admin-Token", token)
-        }
-        let listing: JSONValue
-        switch BlockingFetch.send(UpstreamRequest(upstream: upstream, method: "GET", target: endpoint.path, headers: headers, body: [])) {
-        case .failure(let failure):
-            Console.error("orrery: cannot reach \(trimmed): \(failure.message)")
-            throw ExitCode(1)
-        case .success(let response) where response.status != 200:
-            Console.error("orrery: \(endpoint) answered \(response.status): \(response.body.text)")
-            throw ExitCode(1)
-        case .success(let response):
-            do {
-                listing = try JSONValue.parse(response.body.bytes)
-            } catch {
-                Console.error("orrery: \(endpoint) did not answer JSON: \(error.message)")
-                throw ExitCode(1)
-            }
-        }
-        guard case .array(let entries)? = listing["stubs"] else {
-            Console.error("orrery: \(endpoint) answered no 'stubs' list")
-            throw ExitCode(1)
-        }
-        var stubs: [Stub] = []
-        let folder = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-        for entry in entries {
-            guard let definition = entry["stub"], let id = entry["id"]?.stringValue else { continue }
-            let label = entry["name"]?.stringValue ?? id
-            do throws(JSONSyntaxError) {
-                var node = try StubLoader.parse(definition.encodedBytes, isJSON: true)
-                // A stub written under a file's base is listed with it: decode it as that file would.
-                if let base = definition["base"], case .object(let members) = definition {
-                    let rest = JSONValue.object(members.filter { $0.0 != "base" })
-                    node = try StubLoader.parse(JSONValue.object([("base", base), ("stubs", .array([rest]))]).encodedBytes, isJSON: true)
-                }
-                var decoder = StubDecoder(displayPath: label, directory: folder, stubsRoot: folder, makeID: { _ in id })
-                let decoded = decoder.decodeFile(node)
-                guard decoder.errors.isEmpty, var stub = decoded.first else {
-                    Console.error("orrery: not exported: \(label): \(decoder.errors.map(\.message).joined(separator: "; "))")
-                    continue
-                }
-                stub.id = id
-                if let priority = entry["priority"], case .number(let value, _) = priority { stub.priority = Int(value) }
-                stubs.append(stub)
-            } catch {
-                Console.error("orrery: not exported: \(label): \(error.message)")
-            }
-        }
-        return stubs
     }
 }

@@ -40,7 +40,7 @@ struct ExportHoverfly: ParsableCommand {
                 throw ExitCode(1)
             }
         } else {
-            loaded = try fetch(url ?? "http://127.0.0.1:8080")
+            loaded = try RunningDaemon(url: url ?? "http://127.0.0.1:8080", adminToken: adminToken).stubs()
         }
         let result = HoverflyExport.simulation(of: loaded)
         for problem in result.skipped { Console.error("\(problem); left out") }
@@ -56,56 +56,5 @@ struct ExportHoverfly: ParsableCommand {
             throw ExitCode(1)
         }
         Console.out("Exported \(result.exported) of \(loaded.count) stubs to \(out).")
-    }
-
-    /// The daemon's stubs as it lists them, decoded again; a bodyFile is read from the file the stub came from.
-    private func fetch(_ base: String) throws -> [Stub] {
-        let trimmed = base.hasSuffix("/") ? String(base.dropLast()) : base
-        guard let endpoint = URL(string: trimmed + "/__admin/stubs"), let scheme = endpoint.scheme,
-            scheme == "http" || scheme == "https", let host = endpoint.host
-        else {
-            throw ValidationError("--url must be an http:// URL such as http://127.0.0.1:8080, not '\(base)'.")
-        }
-        let name = host.contains(":") ? "[\(host)]" : host
-        let upstream = Upstream(
-            scheme: scheme, hostAndPort: endpoint.port.map { "\(name):\($0)" } ?? name, environmentKey: nil, canonicalHost: nil)
-        var headers: HTTPHeaders = ["Host": upstream.hostHeader, "Accept": "application/json"]
-        if let token = adminToken ?? ProcessInfo.processInfo.environment["ORRERY_ADMIN_TOKEN"] {
-            headers.add("X-Orrery-Admin-Token", token)
-        }
-        let listing: JSONValue
-        switch BlockingFetch.send(UpstreamRequest(upstream: upstream, method: "GET", target: endpoint.path, headers: headers, body: [])) {
-        case .failure(let failure):
-            Console.error("orrery: cannot reach \(trimmed): \(failure.message)")
-            throw ExitCode(1)
-        case .success(let response) where response.status != 200:
-            Console.error("orrery: \(endpoint) answered \(response.status): \(response.body.text)")
-            throw ExitCode(1)
-        case .success(let response):
-            guard let parsed = try? JSONValue.parse(response.body.bytes) else {
-                Console.error("orrery: \(endpoint) did not answer JSON")
-                throw ExitCode(1)
-            }
-            listing = parsed
-        }
-        guard case .array(let entries)? = listing["stubs"] else { return [] }
-        var stubs: [Stub] = []
-        for entry in entries {
-            guard let definition = entry["stub"], let node = try? StubLoader.parse(definition.encodedBytes, isJSON: true) else { continue }
-            let source = entry["source"]?.stringValue ?? ""
-            let file = source.split(separator: ":").first.map(String.init) ?? ""
-            let folder = URL(fileURLWithPath: file.isEmpty || source == "admin API" ? "." : file).deletingLastPathComponent()
-            var decoder = StubDecoder(
-                displayPath: source, directory: folder, stubsRoot: URL(fileURLWithPath: "/"),
-                makeID: { _ in entry["id"]?.stringValue ?? "stub" })
-            if var stub = decoder.decodeSingle(node), decoder.errors.isEmpty {
-                stub.name = entry["name"]?.stringValue ?? stub.name
-                if case .number(let priority, _)? = entry["priority"] { stub.priority = Int(priority) }
-                stubs.append(stub)
-            } else {
-                Console.error("\(source): \(decoder.errors.map(\.message).joined(separator: "; ")); left out")
-            }
-        }
-        return stubs
     }
 }
