@@ -161,7 +161,9 @@ struct SessionLiveTests {
             let b = try await Self.open(server)
             for (method, path) in [
                 ("GET", "/__admin/sessions"), ("POST", "/__admin/sessions"), ("GET", "/__admin/sessions/\(b.id)"),
-                ("DELETE", "/__admin/sessions/\(b.id)"),
+                ("DELETE", "/__admin/sessions/\(b.id)"), ("POST", "/__admin/recordings/start"),
+                ("POST", "/__admin/recordings/stop"), ("POST", "/__admin/logging/start"),
+                ("POST", "/__admin/logging/stop"),
             ] {
                 #expect(try await HTTPClient.request(method, a.url + path).status == 403, "\(method) \(path)")
             }

@@ -50,8 +50,13 @@ extension AdminAPI {
         },
         AdminRoute("GET", "/__admin/requests.har", "the journal as HAR 1.2") { api, call in api.har(session: call.session) },
 
-        AdminRoute("POST", "/__admin/logging/start", "start the traffic log") { api, call in api.startLogging(call.request) },
-        AdminRoute("POST", "/__admin/logging/stop", "stop the traffic log") { api, _ in api.stopLogging() },
+        // The traffic log and a recording take every session's traffic: a session's port may not switch them.
+        AdminRoute("POST", "/__admin/logging/start", "start the traffic log", isSessionScoped: false) { api, call in
+            api.startLogging(call.request)
+        },
+        AdminRoute("POST", "/__admin/logging/stop", "stop the traffic log", isSessionScoped: false) { api, _ in
+            api.stopLogging()
+        },
         AdminRoute("GET", "/__admin/logging", "the traffic log's state") { api, _ in api.loggingStatus() },
 
         AdminRoute("GET", "/__admin/scenarios", "every scenario and its state") { api, call in api.listScenarios(session: call.session) },
@@ -73,10 +78,12 @@ extension AdminAPI {
             api, call in api.closeSession(id: call.parameter("id"))
         },
 
-        AdminRoute("POST", "/__admin/recordings/start", "record proxied traffic as fixtures") { api, call in
-            api.startRecording(call.request)
+        AdminRoute("POST", "/__admin/recordings/start", "record proxied traffic as fixtures", isSessionScoped: false) {
+            api, call in api.startRecording(call.request)
         },
-        AdminRoute("POST", "/__admin/recordings/stop", "stop recording") { api, _ in api.stopRecording() },
+        AdminRoute("POST", "/__admin/recordings/stop", "stop recording", isSessionScoped: false) { api, _ in
+            api.stopRecording()
+        },
         AdminRoute("GET", "/__admin/recordings", "the recording session's state") { api, _ in api.recordingStatus() },
 
         AdminRoute("GET", "/__admin/ui", "the dashboard") { api, call in
