@@ -11,20 +11,7 @@ enum AtomicFile {
             .appendingPathComponent(".\(url.lastPathComponent).\(getpid()).\(UInt32.random(in: 0 ... .max)).tmp").path
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw FileError(path: path, doing: "creating a temporary file for") }
-        var failure: FileError?
-        var offset = 0
-        while offset < bytes.count, failure == nil {
-            let written = bytes.withUnsafeBytes { buffer in
-                Glibc.write(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
-            }
-            if written > 0 {
-                offset += written
-            } else if written < 0 && errno == EINTR {
-                continue
-            } else {
-                failure = FileError(path: path, doing: "writing")
-            }
-        }
+        var failure = writeAll(bytes, to: descriptor, path: path, doing: "writing")
         if failure == nil, fsync(descriptor) != 0 { failure = FileError(path: path, doing: "flushing") }
         if close(descriptor) != 0, failure == nil { failure = FileError(path: path, doing: "closing") }
         if failure == nil, rename(temporary, path) != 0 { failure = FileError(path: path, doing: "renaming into place") }
@@ -41,9 +28,15 @@ enum AtomicFile {
     static func append(_ bytes: [UInt8], to path: String) throws(FileError) {
         let descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
         guard descriptor >= 0 else { throw FileError(path: path, doing: "opening to append to") }
-        var failure: FileError?
+        var failure = writeAll(bytes, to: descriptor, path: path, doing: "appending to")
+        if close(descriptor) != 0, failure == nil { failure = FileError(path: path, doing: "closing") }
+        if let failure { throw failure }
+    }
+
+    /// Writes every byte to `descriptor`, again after a short write or `EINTR`; the error that stopped it, if any.
+    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String, doing: String) -> FileError? {
         var offset = 0
-        while offset < bytes.count, failure == nil {
+        while offset < bytes.count {
             let written = bytes.withUnsafeBytes { buffer in
                 Glibc.write(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
             }
@@ -52,11 +45,10 @@ enum AtomicFile {
             } else if written < 0 && errno == EINTR {
                 continue
             } else {
-                failure = FileError(path: path, doing: "appending to")
+                return FileError(path: path, doing: doing)
             }
         }
-        if close(descriptor) != 0, failure == nil { failure = FileError(path: path, doing: "closing") }
-        if let failure { throw failure }
+        return nil
     }
 
     /// Removes the temporary files that processes no longer running left under `folder` (never read: the loader
