@@ -166,4 +166,23 @@ struct ReplyKindTests {
         #expect(harness.answer("/hello", session: "nope").status == 404)
         #expect(harness.answer("/__admin/health", session: "nope").status == 404)
     }
+
+    @Test("the session header is found however it is spelled, and only a request that has it leaves the main session")
+    func sessionHeaderSpelling() throws {
+        let harness = try PipelineHarness(files: Self.files)
+        let (id, _) = try harness.openSession()
+        let lower = harness.decide("GET", "/hello", headers: ["x-orrery-session": id])
+        #expect(lower.session?.id == id)
+        #expect(harness.decide("GET", "/hello", headers: ["X-Orrery-Sessions": id]).session === harness.sessions.main)
+    }
+
+    @Test("inside an intercepted tunnel the request is the absolute https URL it is for, default port left out")
+    func interceptedRequest() {
+        let request = HTTPRequest(method: "GET", target: "/v1?x=1", headers: ["Host": "api.example.com"])
+        let inside = PipelineRequest(request, scheme: "https", interceptedAuthority: "api.example.com:443")
+        #expect(inside.head.target == "https://api.example.com/v1?x=1" && inside.head.isAbsoluteForm)
+        let otherPort = PipelineRequest(request, scheme: "https", interceptedAuthority: "api.example.com:8443")
+        #expect(otherPort.head.target == "https://api.example.com:8443/v1?x=1")
+        #expect(PipelineRequest(request).head.target == "/v1?x=1")
+    }
 }

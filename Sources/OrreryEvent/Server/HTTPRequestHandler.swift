@@ -4,6 +4,6 @@ import OrreryCore
 /// without locks.
 public protocol HTTPRequestHandler: AnyObject {
     /// Called on the loop's thread with a whole request; answer it through `responder` once, now or later on
-    /// this loop.
-    func handle(_ request: HTTPRequest, responder: Responder)
+    /// this loop. The request is handed over, not lent: the handler keeps it without copying its fields.
+    func handle(_ request: consuming HTTPRequest, responder: Responder)
 }

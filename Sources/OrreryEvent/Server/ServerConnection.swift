@@ -163,7 +163,8 @@ final class ServerConnection {
     func process(_ first: HTTP1ConnectionStateMachine.Action) {
         var action = first
         while !isClosed {
-            switch action {
+            // Consumed, so that a dispatched request is moved to the handler rather than copied out of the action.
+            switch consume action {
             case .readMore, .pauseReading:
                 updateReading()
                 updateTimer()
@@ -186,7 +187,9 @@ final class ServerConnection {
         }
     }
 
-    private func dispatch(_ request: HTTPRequest, _ context: ResponseContext) -> HTTP1ConnectionStateMachine.Action {
+    private func dispatch(_ request: consuming HTTPRequest, _ context: ResponseContext)
+        -> HTTP1ConnectionStateMachine.Action
+    {
         requestNumber &+= 1
         isAnswered = false
         self.context = context

@@ -10,12 +10,10 @@ import OrreryEvent
 /// per event loop, used only on that loop's thread, so the cached index needs no lock.
 final class Pipeline {
     /// What `decide` gives: the session the request belongs to (nil when it names one the daemon does not have),
-    /// the reply, and the request as the pipeline read it when that is not as it came (inside an intercepted
-    /// tunnel, the absolute URL it is for).
+    /// and the reply.
     struct Decision {
         var session: Session?
         var reply: Reply
-        var rewritten: HTTPRequest?
     }
 
     private let registry: StubRegistry
@@ -57,31 +55,24 @@ final class Pipeline {
         return index
     }
 
+    /// The session `incoming` belongs to and the reply it gets. Inside an intercepted tunnel the request is already
+    /// the absolute URL it is for (see `PipelineRequest`).
     func decide(_ incoming: PipelineRequest) -> Decision {
-        // Inside an intercepted tunnel a request names only its path: it is read as the https URL it is for.
-        if let authority = incoming.interceptedAuthority {
-            let rewritten = Self.absolute(incoming.head, authority: authority)
-            return decide(rewritten, incoming, rewritten: rewritten)
-        }
-        // Passed on as it is, borrowed: no copy of the request on the usual path.
-        return decide(incoming.head, incoming, rewritten: nil)
-    }
-
-    private func decide(_ request: HTTPRequest, _ incoming: PipelineRequest, rewritten: HTTPRequest?) -> Decision {
+        let request = incoming.head
         guard let session = sessions.session(for: request, listenerTag: incoming.listenerTag) else {
             let name = request.headers[SessionRegistry.header] ?? ""
             let error = ErrorResponse(
                 .Code404NotFound,
                 message: "There is no session '\(name)': it has ended, or was never opened (POST /__admin/sessions).",
                 details: [("session", .string(name))])
-            return Decision(session: nil, reply: .made(Response(error, kind: "noSuchSession"), outcome: nil), rewritten: rewritten)
+            return Decision(session: nil, reply: .made(Response(error, kind: "noSuchSession"), outcome: nil))
         }
         if !request.isAbsoluteForm && request.path.hasPrefix(AdminAPI.prefix) {
             let reply = admin.reply(to: request, peer: incoming.peer, session: session, isThroughSessionPort: incoming.listenerTag != 0)
-            if let stream = reply.stream { return Decision(session: session, reply: .stream(stream), rewritten: rewritten) }
-            return Decision(session: session, reply: .answer(Answer(reply.response.encoded, record: nil)), rewritten: rewritten)
+            if let stream = reply.stream { return Decision(session: session, reply: .stream(stream)) }
+            return Decision(session: session, reply: .answer(Answer(reply.response.encoded, record: nil)))
         }
-        return Decision(session: session, reply: reply(to: request, scheme: incoming.scheme, in: session), rewritten: rewritten)
+        return Decision(session: session, reply: reply(to: request, scheme: incoming.scheme, in: session))
     }
 
     /// The answer a request that is not for the admin API gets in `session`.
@@ -142,14 +133,6 @@ final class Pipeline {
     }
 
     // MARK: - CONNECT
-
-    /// A request from inside an intercepted tunnel as the absolute https URL it is for (the default port left out,
-    /// as a client writes it), so that stubs with a `host`, the host map and the proxy see where it was going.
-    static func absolute(_ request: HTTPRequest, authority: String) -> HTTPRequest {
-        guard !request.isAbsoluteForm else { return request }
-        let host = authority.hasSuffix(":443") ? String(authority.dropLast(4)) : authority
-        return HTTPRequest(method: request.method, target: "https://" + host + request.target, headers: request.headers, body: request.body)
-    }
 
     /// A `CONNECT` is never a stub's: it is intercepted when its host is one Orrery intercepts, tunnelled blind
     /// when the proxy is on, and refused with a 404 otherwise.

@@ -16,6 +16,8 @@ struct PipelineRequest: Sendable {
     /// Inside an intercepted tunnel: the host and port its `CONNECT` named.
     var interceptedAuthority: String?
 
+    /// - Parameter interceptedAuthority: inside an intercepted tunnel, the `CONNECT`'s host and port: `head`, which
+    ///   names only a path there, is then read as the absolute https URL it is for.
     init(
         _ head: consuming HTTPRequest, scheme: String = "http", version: String = "HTTP/1.1", peer: String = "127.0.0.1",
         listenerTag: Int = 0, interceptedAuthority: String? = nil
@@ -26,5 +28,18 @@ struct PipelineRequest: Sendable {
         self.peer = peer
         self.listenerTag = listenerTag
         self.interceptedAuthority = interceptedAuthority
+        // Rewritten in place once every field is set: choosing between two values for `head` first made the usual
+        // request a copy of it.
+        if let interceptedAuthority { self.head = Self.absolute(self.head, authority: interceptedAuthority) }
+    }
+
+    /// A request from inside an intercepted tunnel as the absolute https URL it is for (the default port left out,
+    /// as a client writes it), so that stubs with a `host`, the host map and the proxy see where it was going.
+    static func absolute(_ request: HTTPRequest, authority: String) -> HTTPRequest {
+        guard !request.isAbsoluteForm else { return request }
+        let host = authority.hasSuffix(":443") ? String(authority.dropLast(4)) : authority
+        return HTTPRequest(
+            method: request.method, target: "https://" + host + request.target, headers: request.headers,
+            body: request.body)
     }
 }

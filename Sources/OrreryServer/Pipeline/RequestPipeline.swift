@@ -22,11 +22,19 @@ final class RequestPipeline: HTTPRequestHandler {
         isDebugLogging = logger.logLevel <= .debug
     }
 
-    func handle(_ request: HTTPRequest, responder: Responder) {
-        let incoming = PipelineRequest(
-            request, scheme: responder.scheme, version: responder.context.minorVersion == 0 ? "HTTP/1.0" : "HTTP/1.1",
-            peer: responder.remoteAddress, listenerTag: responder.listenerTag,
-            interceptedAuthority: responder.interceptedAuthority)
+    func handle(_ request: consuming HTTPRequest, responder: Responder) {
+        answer(
+            PipelineRequest(
+                consume request, scheme: responder.scheme,
+                version: responder.context.minorVersion == 0 ? "HTTP/1.0" : "HTTP/1.1",
+                peer: responder.remoteAddress, listenerTag: responder.listenerTag,
+                interceptedAuthority: responder.interceptedAuthority),
+            responder: responder)
+    }
+
+    /// Decides and carries out one request. The request is a parameter it owns, so that the exchange takes it over
+    /// at its last use; a local consumed there was copied first.
+    private func answer(_ incoming: consuming PipelineRequest, responder: Responder) {
         let startedAt = serviceLogger.isCapturing ? Date() : .distantPast
         let decision = pipeline.decide(incoming)
         guard let session = decision.session else {
@@ -34,8 +42,7 @@ final class RequestPipeline: HTTPRequestHandler {
             if case .answer(let answer) = decision.reply { responder.send(answer.response) }
             return
         }
-        let exchange = Exchange(
-            request: decision.rewritten ?? incoming.head, responder: responder, startedAt: startedAt, session: session)
+        let exchange = Exchange(incoming, responder: responder, startedAt: startedAt, session: session)
         executor.carryOut(decision.reply, for: exchange)
         if isDebugLogging {
             logDecision(decision.reply, for: exchange.request)
