@@ -86,8 +86,11 @@ public final class Journal: Sendable {
 
         /// Builds the entry in place: `prepare` changes it where it stays (cutting bodies, redacting).
         public init(_ entry: consuming JournalEntry, preparing prepare: (inout JournalEntry) -> Void) {
+            // Prepared before it is stored: where this is inlined into another module, `&self.entry` is a read and a
+            // write of the whole entry through its accessors, a copy of its dozen fields.
+            var entry = entry
+            prepare(&entry)
             self.entry = entry
-            prepare(&self.entry)
         }
     }
 

@@ -48,9 +48,10 @@ final class ExchangeFeed: Sendable {
         }
     }
 
-    /// Sends an exchange just journaled to every viewer.
-    func publish(_ entry: JournalEntry) {
+    /// Sends an exchange just journaled to every viewer; with none, the entry is not even read.
+    func publish(_ kept: Journal.Kept) {
         guard hasViewers else { return }
+        let entry = kept.entry
         send(event: "exchange", id: entry.id, data: entry.json().encodedBytes, session: entry.session)
     }
 

@@ -44,23 +44,30 @@ final class NetworkServiceLogger: Sendable {
         let journal = exchange.session.journal
         guard journal.limits.isEnabled || isTrafficLogging.load(ordering: .relaxed) else { return }
         let request = exchange.request
-        // Built on the heap where it stays: the journal keeps this very object, the traffic log reads it.
+        // Built on the heap where it stays: the journal keeps this very object, the traffic log reads it. The entry
+        // goes in as a temporary and is finished in place: a named one is copied on the way in, and each read of a
+        // class's struct property from another module copies its dozen fields, so `kept.entry` is read only by those
+        // that want it.
         let limit = journal.limits.maximumBodyBytes
-        var entry = JournalEntry(
-            startedAt: exchange.startedAt,
-            durationMicroseconds: max(0, Int(Date().timeIntervalSince(exchange.startedAt) * 1_000_000)),
-            request: request, requestBodySize: request.body.count, clientAddress: exchange.responder.remoteAddress,
-            response: Self.captured(status: status, headers: headers, body: body(), bodySize: bodySize, limit: limit),
-            outcome: outcome())
-        entry.scheme = exchange.scheme
-        entry.session = exchange.session.id
-        entry.fault = fault
-        let kept = Journal.Kept(entry) { entry in
+        let scheme = exchange.scheme
+        let session = exchange.session.id
+        let kept = Journal.Kept(
+            JournalEntry(
+                startedAt: exchange.startedAt,
+                durationMicroseconds: max(0, Int(Date().timeIntervalSince(exchange.startedAt) * 1_000_000)),
+                request: request, requestBodySize: request.body.count, clientAddress: exchange.incoming.peer,
+                response: Self.captured(
+                    status: status, headers: headers, body: body(), bodySize: bodySize, limit: limit),
+                outcome: outcome())
+        ) { entry in
+            entry.scheme = scheme
+            entry.session = session
+            entry.fault = fault
             if entry.request.body.count > limit { entry.request.body = Array(entry.request.body.prefix(limit)) }
             redactor.redact(&entry)
         }
         journal.record(kept)
-        feed.publish(kept.entry)
+        feed.publish(kept)
         if isTrafficLogging.load(ordering: .relaxed), let log = trafficLog.withLock({ $0 }) { log.write(kept.entry) }
     }
 
