@@ -15,6 +15,12 @@ public struct HTTPRequest: Sendable {
     public var host: String?
     /// True when the client sent an absolute URI, as it does when it uses Orrery as its HTTP proxy.
     public var isAbsoluteForm: Bool
+    /// Whether the fields as received include `X-Orrery-Session`, noticed in the walk that looks for `Host`: a
+    /// request without it belongs to its port's session, and its fields are not searched again for it.
+    public var namesSession: Bool
+
+    /// The field that names the session a request on the daemon's own port is for.
+    public static let sessionHeader = "X-Orrery-Session"
 
     public init(method: String, target: String, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
         // Methods come upper-case from the server; only others pay for a new string.
@@ -47,11 +53,23 @@ public struct HTTPRequest: Sendable {
         let decodedPath = PercentDecoding.decode(pathPart)
         path = decodedPath.utf8.first == UInt8(ascii: "/") ? decodedPath : "/" + decodedPath
         query = PercentDecoding.queryItems(rawQuery)
+        // One walk over the fields for the two this type reads, told apart by length first: most fields are
+        // neither, and a field's length costs nothing to ask.
+        var hostField: String?
+        var namesSession = false
+        for (name, value) in headers.entries {
+            switch name.utf8.count {
+            case 4 where hostField == nil && name.equalsIgnoringASCIICase("Host"): hostField = value
+            case 16 where name.equalsIgnoringASCIICase(Self.sessionHeader): namesSession = true
+            default: break
+            }
+        }
+        self.namesSession = namesSession
         if let authority {
             // Drop any user-info; keep host and port as written.
             host = String(authority.split(separator: "@").last ?? authority)
         } else {
-            host = headers.first(named: "Host")
+            host = hostField
         }
     }
 

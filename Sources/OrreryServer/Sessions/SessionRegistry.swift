@@ -6,7 +6,7 @@ import Synchronization
 /// The sessions of a daemon: the main one, and those made with `POST /__admin/sessions`, each on a port of its own
 /// (its listener tag) and reachable on the main port with `X-Orrery-Session: {id}`.
 final class SessionRegistry: Sendable {
-    static let header = "X-Orrery-Session"
+    static let header = HTTPRequest.sessionHeader
     /// Sessions open at once; each holds a listening socket.
     static let maximumSessions = 5_000
 
@@ -41,7 +41,9 @@ final class SessionRegistry: Sendable {
     /// sessions over several daemons, answering from another session would hand one test another's answers.
     func session(for request: HTTPRequest, listenerTag: Int) -> Session? {
         if listenerTag != 0 { return byTag.withLock { $0[listenerTag] } }
-        guard let id = request.headers[Self.header] else { return main }
+        // The fields were walked once already, while the request was read: only a request that has the header
+        // looks for it again.
+        guard request.namesSession, let id = request.headers[Self.header] else { return main }
         return session(id: id)
     }
 
