@@ -196,6 +196,33 @@ public final class Journal: Sendable {
         }
     }
 
+    /// Removes the entries with these ids (WireMock's `DELETE /__admin/requests/{id}` and `requests/remove`);
+    /// returns how many went. The ring is rebuilt in order, the rest keeping their ids. A shared budget still counts
+    /// the removed ones until it evicts past them, which only makes it evict sooner.
+    @discardableResult
+    public func remove(ids: Set<Int>) -> Int {
+        guard !ids.isEmpty else { return 0 }
+        var removed: [Kept] = []
+        storage.withLock { storage in
+            var kept: [Kept?] = []
+            kept.reserveCapacity(storage.count)
+            for position in 0..<storage.count {
+                guard let item = storage.slots[storage.slotIndex(position)] else { continue }
+                if ids.contains(item.entry.id) {
+                    removed.append(item)
+                    storage.bytes -= item.entry.recordedSize
+                } else {
+                    kept.append(item)
+                }
+            }
+            guard !removed.isEmpty else { return }
+            storage.count = kept.count
+            storage.head = 0
+            storage.slots = kept
+        }
+        return removed.count
+    }
+
     /// The kept entries whose request `pattern` matches, newest first.
     public func find(_ pattern: RequestPattern) -> [JournalEntry] {
         var query = query(pattern)
