@@ -131,7 +131,7 @@ extension WireMockAdmin {
         }
         guard removing else { return Self.mappingList(found.map(\.json)) }
         for record in found { _ = removeMapping(id: record.id, session: session) }
-        return WireMockShapes.empty()
+        return WireMockShapes.emptyObject()
     }
 
     /// Converts and adds (or replaces) one mapping; `id` nil takes the mapping's own, else a new one.

@@ -33,7 +33,7 @@ extension WireMockAdmin {
 
     func removeRequest(id: String, session: Session) -> AdminReply {
         if let number = WireMockShapes.journalID(of: id) { session.journal.remove(ids: [number]) }
-        return WireMockShapes.empty()
+        return WireMockShapes.emptyObject()
     }
 
     func clearRequests(session: Session) -> AdminReply {
@@ -65,6 +65,25 @@ extension WireMockAdmin {
         }
     }
 
+    /// `POST /__admin/requests/remove-by-metadata`: the requests answered by mappings whose metadata the pattern
+    /// accepts leave the journal.
+    func removeRequestsByMetadata(_ request: HTTPRequest, session: Session) -> AdminReply {
+        let pattern: JSONValue
+        switch object(request) {
+        case .failure(let reply): return reply
+        case .success(let json): pattern = json
+        }
+        let ids = Set(
+            session.wireMockMappings.all.filter { WireMockMetadataPattern.matches(pattern, $0.json["metadata"] ?? .null) }.map(\.id))
+        let mapping = mappingJSON(session)
+        let removed = session.journal.newestFirst().filter { entry in
+            if case .stub(let id, _, _) = entry.outcome { return ids.contains(id) }
+            return false
+        }
+        session.journal.remove(ids: Set(removed.map(\.id)))
+        return .json(.object([("serveEvents", .array(removed.map { WireMockShapes.serveEvent($0, mapping: mapping) }))]))
+    }
+
     func unmatchedRequests(session: Session) -> AdminReply {
         let unmatched = session.journal.newestFirst().filter(\.isUnmatched)
         return .json(
@@ -78,7 +97,7 @@ extension WireMockAdmin {
         let shared = registry.index
         var misses: [JSONValue] = []
         for entry in session.journal.newestFirst() where entry.isUnmatched {
-            guard let closest = session.nearMisses(entry.request, shared: shared).first else { continue }
+            guard let closest = closestStubs(to: entry.request, session: session, shared: shared).first else { continue }
             misses.append(nearMiss(request: WireMockShapes.loggedRequest(entry), closest, session: session))
         }
         return .json(.object([("nearMisses", .array(misses))]))
@@ -92,7 +111,7 @@ extension WireMockAdmin {
         case .success(let json): body = json
         }
         let asked = Self.request(from: body)
-        let misses = session.nearMisses(asked, shared: registry.index).prefix(3)
+        let misses = closestStubs(to: asked, session: session, shared: registry.index).prefix(3)
         return .json(.object([("nearMisses", .array(misses.map { nearMiss(request: body, $0, session: session) }))]))
     }
 
@@ -129,8 +148,22 @@ extension WireMockAdmin {
             ]))
     }
 
+    /// The stubs closest to a request, every stub the session sees compared (an admin call, not the request path,
+    /// whose 404 looks only where the index points): WireMock's near misses include stubs on other paths.
+    func closestStubs(to request: HTTPRequest, session: Session, shared: StubIndex) -> [(stub: IndexedStub, mismatches: [Mismatch])] {
+        let scenarios = session.scenarios
+        let compared = session.stubs.visible(shared: shared).prefix(10_000).map { entry in
+            var mismatches = entry.stub.request.mismatches(request)
+            if let rule = entry.stub.scenario, case let state = scenarios.state(of: rule.name), !rule.allows(state) {
+                mismatches.append(Mismatch(field: "scenario", name: rule.name, expected: rule.requiredState ?? "", actual: state))
+            }
+            return (stub: entry, mismatches: mismatches)
+        }
+        return compared.filter { !$0.mismatches.isEmpty }.sorted { $0.mismatches.count < $1.mismatches.count }
+    }
+
     /// A near miss as WireMock writes it: the request, the mapping, and how far apart they are.
-    private func nearMiss(request: JSONValue, _ miss: StubIndex.NearMiss, session: Session) -> JSONValue {
+    private func nearMiss(request: JSONValue, _ miss: (stub: IndexedStub, mismatches: [Mismatch]), session: Session) -> JSONValue {
         let id = miss.stub.stub.id
         let mapping =
             session.wireMockMappings.record(id: id)?.json

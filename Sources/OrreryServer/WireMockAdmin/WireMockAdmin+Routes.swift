@@ -5,7 +5,10 @@ extension WireMockAdmin {
     static let routes: [WireMockRoute] = [
         WireMockRoute("GET", "/__admin/mappings") { admin, call in admin.listMappings(call.request, session: call.session) },
         WireMockRoute("POST", "/__admin/mappings") { admin, call in admin.addMapping(call.request, session: call.session) },
-        WireMockRoute("DELETE", "/__admin/mappings") { admin, call in admin.removeMappings(session: call.session) },
+        WireMockRoute("DELETE", "/__admin/mappings") { admin, call in
+            _ = admin.removeMappings(session: call.session)
+            return WireMockShapes.emptyObject()
+        },
         WireMockRoute("GET", "/__admin/mappings/{id}") { admin, call in admin.mapping(id: call.parameter("id"), session: call.session) },
         WireMockRoute("PUT", "/__admin/mappings/{id}") { admin, call in
             admin.editMapping(id: call.parameter("id"), call.request, session: call.session)
@@ -14,6 +17,12 @@ extension WireMockAdmin {
             admin.removeMapping(id: call.parameter("id"), session: call.session)
         },
         WireMockRoute("POST", "/__admin/mappings/reset") { admin, call in admin.removeMappings(session: call.session) },
+        // The 2.x client's older spellings, which its `editStub` and `removeStub` still call.
+        WireMockRoute("POST", "/__admin/mappings/new") { admin, call in admin.addMapping(call.request, session: call.session) },
+        WireMockRoute("POST", "/__admin/mappings/edit") { admin, call in
+            let id = (try? JSONValue.parse(call.request.body))?["id"]?.stringValue ?? ""
+            return admin.editMapping(id: id, call.request, session: call.session)
+        },
         WireMockRoute("POST", "/__admin/mappings/save") { _, _ in WireMockShapes.empty() },
         WireMockRoute("POST", "/__admin/mappings/import") { admin, call in admin.importMappings(call.request, session: call.session) },
         WireMockRoute("POST", "/__admin/mappings/remove") { admin, call in admin.removeMatching(call.request, session: call.session) },
@@ -25,7 +34,10 @@ extension WireMockAdmin {
         },
 
         WireMockRoute("GET", "/__admin/requests") { admin, call in admin.listRequests(call.request, session: call.session) },
-        WireMockRoute("DELETE", "/__admin/requests") { admin, call in admin.clearRequests(session: call.session) },
+        WireMockRoute("DELETE", "/__admin/requests") { admin, call in
+            _ = admin.clearRequests(session: call.session)
+            return WireMockShapes.emptyObject()
+        },
         WireMockRoute("POST", "/__admin/requests/reset") { admin, call in admin.clearRequests(session: call.session) },
         WireMockRoute("GET", "/__admin/requests/{id}") { admin, call in admin.request(id: call.parameter("id"), session: call.session) },
         WireMockRoute("DELETE", "/__admin/requests/{id}") { admin, call in
@@ -34,6 +46,9 @@ extension WireMockAdmin {
         WireMockRoute("POST", "/__admin/requests/count") { admin, call in admin.countRequests(call.request, session: call.session) },
         WireMockRoute("POST", "/__admin/requests/find") { admin, call in admin.findRequests(call.request, session: call.session) },
         WireMockRoute("POST", "/__admin/requests/remove") { admin, call in admin.removeRequests(call.request, session: call.session) },
+        WireMockRoute("POST", "/__admin/requests/remove-by-metadata") { admin, call in
+            admin.removeRequestsByMetadata(call.request, session: call.session)
+        },
         WireMockRoute("GET", "/__admin/requests/unmatched") { admin, call in admin.unmatchedRequests(session: call.session) },
         WireMockRoute("GET", "/__admin/requests/unmatched/near-misses") { admin, call in
             admin.unmatchedNearMisses(session: call.session)

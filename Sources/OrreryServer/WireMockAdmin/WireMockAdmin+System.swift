@@ -35,7 +35,7 @@ extension WireMockAdmin {
 
     func resetScenarios(session: Session) -> AdminReply {
         session.scenarios.reset()
-        return WireMockShapes.empty()
+        return WireMockShapes.emptyObject()
     }
 
     /// `PUT /__admin/scenarios/{name}/state` with `{"state": "..."}` (no body: back to `Started`).
@@ -45,7 +45,7 @@ extension WireMockAdmin {
         }
         let body = try? JSONValue.parse(request.body)
         session.scenarios.set(name, to: body?["state"]?.stringValue ?? ScenarioStates.started)
-        return WireMockShapes.empty()
+        return WireMockShapes.emptyObject()
     }
 
     /// `POST /__admin/reset`: posted mappings gone, journal cleared, scenarios in `Started`; the files' stubs stay.
@@ -66,7 +66,8 @@ extension WireMockAdmin {
         case .success(let json):
             let settings = json["settings"] ?? json
             session.wireMockMappings.settings.withLock { $0 = settings }
-            return WireMockShapes.empty()
+            // WireMock answers with nothing; the Python client reads the answer as JSON, so the settings it set.
+            return .json(settings)
         }
     }
 

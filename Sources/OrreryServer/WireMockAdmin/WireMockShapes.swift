@@ -126,6 +126,11 @@ enum WireMockShapes {
         return .json(.object([("errors", .array(items))]), status: status)
     }
 
+    /// `{}`, as WireMock answers the calls that return an empty JSON object.
+    static func emptyObject() -> AdminReply {
+        .json(.object([]))
+    }
+
     /// An empty answer with `status`, as WireMock gives for the calls that return nothing.
     static func empty(_ status: HTTPStatus = 200) -> AdminReply {
         AdminReply(status: status, headers: ["Cache-Control": "no-store"], body: [])
