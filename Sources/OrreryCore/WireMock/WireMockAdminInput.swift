@@ -27,7 +27,8 @@ public enum WireMockAdminInput {
         var converter = WireMockConverter(file: "request body", bodyFiles: bodyFiles)
         let withID = node.setting("id", .text(id, line: node.line))
         guard let mapping = converter.convertMapping(withID, path: "$") else {
-            throw WireMockAdminInputError(messages: converter.issues.filter { $0.effect == .skipped }.map(\.description))
+            let refused = converter.issues.filter { $0.effect == .skipped }
+            throw WireMockAdminInputError(messages: refused.map(\.description), jsonPaths: refused.map(\.jsonPath))
         }
         let native = mapping.stub.setting("priority", .integer(priority(mapping.wireMockPriority), line: node.line))
         var decoder = StubDecoder(displayPath: "request body", source: bodyFiles ?? MemoryStubSource(), folder: "", makeID: { _ in id })
@@ -56,7 +57,9 @@ public enum WireMockAdminInput {
         var converter = WireMockConverter(file: "request body")
         let (native, _) = converter.convertRequest(node, path: "$")
         let refused = converter.issues.filter { $0.effect == .skipped }
-        guard refused.isEmpty else { throw WireMockAdminInputError(messages: refused.map(\.description)) }
+        guard refused.isEmpty else {
+            throw WireMockAdminInputError(messages: refused.map(\.description), jsonPaths: refused.map(\.jsonPath))
+        }
         var decoder = StubDecoder(displayPath: "request body", source: MemoryStubSource(), folder: "", makeID: { _ in "" })
         let pattern = decoder.decodeRequestPattern(native)
         guard decoder.errors.isEmpty else { throw WireMockAdminInputError(messages: decoder.errors.map(\.description)) }
@@ -68,4 +71,21 @@ public enum WireMockAdminInput {
 /// path and the reason.
 public struct WireMockAdminInputError: Error, Sendable {
     public var messages: [String]
+    /// The JSON path (`$.request.bad`) each message is about; `$` when it is about the whole body.
+    public var jsonPaths: [String]
+
+    public init(messages: [String], jsonPaths: [String]? = nil) {
+        self.messages = messages
+        self.jsonPaths = jsonPaths ?? messages.map { _ in "$" }
+    }
+
+    /// Each path as the JSON pointer WireMock's errors name (`/request/bad`).
+    public var pointers: [String] {
+        jsonPaths.map { path in
+            let inner = path.hasPrefix("$") ? path.dropFirst() : Substring(path)
+            let pointer = inner.replacingOccurrences(of: "[", with: ".").replacingOccurrences(of: "]", with: "")
+                .split(separator: ".").joined(separator: "/")
+            return "/" + pointer
+        }
+    }
 }

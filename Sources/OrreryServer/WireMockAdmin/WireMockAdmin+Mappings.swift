@@ -147,7 +147,8 @@ extension WireMockAdmin {
                 WireMockMappings.nativePriority(wireMock: priority, insertion: insertion)
             }
         } catch {
-            return .refused(WireMockShapes.errors(422, title: "The mapping cannot be served by Orrery", details: error.messages))
+            return .refused(
+                WireMockShapes.errors(422, title: "The mapping cannot be served by Orrery", details: error.messages, pointers: error.pointers))
         }
         for difference in converted.differences {
             api.logger.warning("WireMock mapping \(id): \(difference)")

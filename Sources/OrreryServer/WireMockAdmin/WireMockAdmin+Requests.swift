@@ -97,8 +97,9 @@ extension WireMockAdmin {
         let shared = registry.index
         var misses: [JSONValue] = []
         for entry in session.journal.newestFirst() where entry.isUnmatched {
-            guard let closest = closestStubs(to: entry.request, session: session, shared: shared).first else { continue }
-            misses.append(nearMiss(request: WireMockShapes.loggedRequest(entry), closest, session: session))
+            for closest in closestStubs(to: entry.request, session: session, shared: shared).prefix(3) {
+                misses.append(nearMiss(request: WireMockShapes.loggedRequest(entry), closest, session: session))
+            }
         }
         return .json(.object([("nearMisses", .array(misses))]))
     }
@@ -112,7 +113,12 @@ extension WireMockAdmin {
         }
         let asked = Self.request(from: body)
         let misses = closestStubs(to: asked, session: session, shared: registry.index).prefix(3)
-        return .json(.object([("nearMisses", .array(misses.map { nearMiss(request: body, $0, session: session) }))]))
+        let nothing = CapturedResponse(status: 0, headers: HTTPHeaders(), body: Payload([UInt8]()), bodySize: 0)
+        let logged = WireMockShapes.loggedRequest(
+            JournalEntry(
+                startedAt: Date(), durationMicroseconds: 0, request: asked, requestBodySize: asked.body.count,
+                clientAddress: body["clientIp"]?.stringValue ?? "127.0.0.1", response: nothing, outcome: .rejected(reason: "")))
+        return .json(.object([("nearMisses", .array(misses.map { nearMiss(request: logged, $0, session: session) }))]))
     }
 
     /// `POST /__admin/near-misses/request-pattern`: the journaled requests closest to a pattern none of them matched.

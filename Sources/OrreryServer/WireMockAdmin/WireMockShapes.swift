@@ -118,11 +118,17 @@ enum WireMockShapes {
     }
 
     /// `{"errors": [{"code": 10, "title": ..., "detail": ...}]}` as WireMock answers what it cannot read.
-    static func errors(_ status: HTTPStatus, title: String, details: [String] = []) -> AdminReply {
+    static func errors(_ status: HTTPStatus, title: String, details: [String] = [], pointers: [String] = []) -> AdminReply {
         let items: [JSONValue] =
             details.isEmpty
             ? [.object([("code", .int(status.code == 404 ? 404 : 10)), ("title", .string(title))])]
-            : details.map { .object([("code", .int(10)), ("title", .string(title)), ("detail", .string($0))]) }
+            : details.enumerated().map { index, detail in
+                let pointer = index < pointers.count ? pointers[index] : "/"
+                return .object([
+                    ("code", .int(10)), ("source", .object([("pointer", .string(pointer))])), ("title", .string(title)),
+                    ("detail", .string(detail)),
+                ])
+            }
         return .json(.object([("errors", .array(items))]), status: status)
     }
 
