@@ -174,9 +174,10 @@ public final class Journal: Sendable {
         storage.withLock { storage in
             // Ids increase along the ring, so the position follows from the oldest id.
             guard storage.count > 0, let oldest = storage.slots[storage.head]?.entry.id, id >= oldest,
-                id - oldest < storage.count
+                let newest = storage.slots[storage.slotIndex(storage.count - 1)]?.entry.id, id <= newest
             else { return nil }
-            let candidate = storage.slots[storage.slotIndex(id - oldest)]?.entry
+            // Without removals the ids run without gaps along the ring; after one (`remove(ids:)`), look for it.
+            let candidate = id - oldest < storage.count ? storage.slots[storage.slotIndex(id - oldest)]?.entry : nil
             return candidate?.id == id ? candidate : storage.ordered.first { $0.id == id }
         }
     }
