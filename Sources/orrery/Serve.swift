@@ -326,7 +326,10 @@ struct Serve: ParsableCommand {
             }
             if let readyFile {
                 do {
-                    try ReadyFile(url: daemon.baseURL, port: daemon.port, tlsPort: daemon.tlsPort, wireMockPort: daemon.wireMockPort).write(to: readyFile)
+                    try ReadyFile(
+                        url: daemon.baseURL, port: daemon.port, tlsPort: daemon.tlsPort,
+                        wireMockPort: daemon.wireMockPort
+                    ).write(to: readyFile)
                 } catch {
                     // A harness waiting for the file would wait in vain: stop and say why.
                     readyFileError = error

@@ -11,7 +11,8 @@ struct WireMockAdminInputTests {
     @Test("A posted mapping is the stub a file's mapping is, with its id and the priority made of WireMock's")
     func mapping() throws {
         let json = try JSONValue.parse(
-            #"{"priority": 2, "request": {"method": "GET", "urlPathPattern": "/users/[0-9]+"}, "response": {"status": 201, "jsonBody": {"a": 1}}}"#)
+            #"{"priority": 2, "request": {"method": "GET", "urlPathPattern": "/users/[0-9]+"}, "response": {"status": 201, "jsonBody": {"a": 1}}}"#
+        )
         let converted = try WireMockAdminInput.mapping(json, id: Self.id) { $0 * 100 }
         #expect(converted.stub.id == Self.id)
         #expect(converted.wireMockPriority == 2)
@@ -19,12 +20,14 @@ struct WireMockAdminInputTests {
         #expect(converted.stub.request.matches(HTTPRequest(method: "GET", target: "/users/42")))
         #expect(!converted.stub.request.matches(HTTPRequest(method: "GET", target: "/users/42/x")))
         #expect(converted.stub.response.status == 201)
-        #expect(converted.stub.response.headers["Content-Type"] == nil, "WireMock adds no Content-Type it was not given")
+        #expect(
+            converted.stub.response.headers["Content-Type"] == nil, "WireMock adds no Content-Type it was not given")
     }
 
     @Test("A mapping Orrery cannot honour is refused with the JSON path and the reason")
     func refused() throws {
-        let json = try JSONValue.parse(#"{"request": {"method": "GET", "customMatcher": {"name": "x"}}, "response": {}}"#)
+        let json = try JSONValue.parse(
+            #"{"request": {"method": "GET", "customMatcher": {"name": "x"}}, "response": {}}"#)
         #expect(throws: WireMockAdminInputError.self) { try WireMockAdminInput.mapping(json, id: Self.id) { $0 } }
         do {
             _ = try WireMockAdminInput.mapping(json, id: Self.id) { $0 }
@@ -41,7 +44,8 @@ struct WireMockAdminInputTests {
         #expect(pattern.matches(HTTPRequest(method: "POST", target: "/orders", body: Array(#"{"sku": 1}"#.utf8))))
         #expect(!pattern.matches(HTTPRequest(method: "POST", target: "/orders", body: Array("{}".utf8))))
         #expect(!pattern.matches(HTTPRequest(method: "GET", target: "/orders", body: Array("sku".utf8))))
-        let any = try WireMockAdminInput.requestPattern(try JSONValue.parse(#"{"method": "ANY", "urlPattern": "/a.*"}"#))
+        let any = try WireMockAdminInput.requestPattern(
+            try JSONValue.parse(#"{"method": "ANY", "urlPattern": "/a.*"}"#))
         #expect(any.matches(HTTPRequest(method: "DELETE", target: "/abc")))
     }
 }

@@ -30,8 +30,11 @@ struct WireMockAdminTests {
 
         /// Opens a session whose port speaks WireMock's dialect; returns its id and port.
         func openWireMockSession() throws -> (id: String, port: Int) {
-            let text = try Curl.run(["-X", "POST", "http://127.0.0.1:\(port)/__admin/sessions", "-d", #"{"wiremock": true}"#])
-            let json = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "\(text)")
+            let text = try Curl.run([
+                "-X", "POST", "http://127.0.0.1:\(port)/__admin/sessions", "-d", #"{"wiremock": true}"#,
+            ])
+            let json = try #require(
+                try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "\(text)")
             #expect(json["wiremock"] as? Bool == true, "\(text)")
             return (try #require(json["id"] as? String), try #require(json["port"] as? Int))
         }
@@ -50,7 +53,8 @@ struct WireMockAdminTests {
         environment["no_proxy"] = "127.0.0.1,localhost"
         environment["NO_PROXY"] = "127.0.0.1,localhost"
         process.environment = environment
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("wiremock-admin-\(UUID().uuidString).log")
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "wiremock-admin-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: log) }
         let handle = try FileHandle(forWritingTo: log)
@@ -83,7 +87,8 @@ struct WireMockAdminTests {
         let jar = try Self.jar()
         let classes = daemon.scratch.path("classes")
         let compiled = try Self.run([
-            "javac", "-nowarn", "-cp", jar, "-d", classes, Self.fixtures.appendingPathComponent("WireMockClientCheck.java").path,
+            "javac", "-nowarn", "-cp", jar, "-d", classes,
+            Self.fixtures.appendingPathComponent("WireMockClientCheck.java").path,
         ])
         try #require(compiled.status == 0, "\(compiled.output)")
         let classPath = jar + ":" + classes
@@ -91,7 +96,8 @@ struct WireMockAdminTests {
         #expect(single.status == 0 && single.output.contains("OK"), "\(single.output)")
 
         let sessions = try (0..<8).map { _ in try daemon.openWireMockSession() }
-        let parallel = try Self.run(["java", "-cp", classPath, "WireMockClientCheck", "parallel"] + sessions.map { "\($0.port)" })
+        let parallel = try Self.run(
+            ["java", "-cp", classPath, "WireMockClientCheck", "parallel"] + sessions.map { "\($0.port)" })
         #expect(parallel.status == 0 && parallel.output.contains("OK"), "\(parallel.output)")
     }
 
@@ -100,21 +106,25 @@ struct WireMockAdminTests {
         let daemon = try Daemon()
         let sessions = try (0..<8).map { _ in try daemon.openWireMockSession() }
         let ports = ["\(daemon.wireMockPort)"] + sessions.map { "\($0.port)" }
-        let checked = try Self.run(["python3", Self.fixtures.appendingPathComponent("python_client_check.py").path] + ports)
+        let checked = try Self.run(
+            ["python3", Self.fixtures.appendingPathComponent("python_client_check.py").path] + ports)
         #expect(checked.status == 0 && checked.output.contains("OK"), "\(checked.output)")
     }
 
     @Test("The same admin calls to WireMock 2.35 and to --wiremock-port answer in the same JSON shapes")
     func shapesAgainstWireMock() throws {
         let compared = try Self.run([
-            "python3", OrreryProcess.packageRoot.appendingPathComponent("scripts/wiremock-admin-compare.py").path, "--orrery",
+            "python3", OrreryProcess.packageRoot.appendingPathComponent("scripts/wiremock-admin-compare.py").path,
+            "--orrery",
             OrreryProcess.binary.path,
         ])
         #expect(compared.status == 0, "\(compared.output)")
         #expect(compared.output.contains("0 differences"), "\(compared.output)")
     }
 
-    @Test("On the daemon's port a WireMock session is an ordinary session: Orrery's admin API, its posted mapping as a stub")
+    @Test(
+        "On the daemon's port a WireMock session is an ordinary session: Orrery's admin API, its posted mapping as a stub"
+    )
     func orreryAPIUnchanged() throws {
         let daemon = try Daemon()
         let session = try daemon.openWireMockSession()
@@ -123,7 +133,9 @@ struct WireMockAdminTests {
         #expect(created.contains(#""uuid""#), "\(created)")
         #expect(try Curl.run(["http://127.0.0.1:\(session.port)/hello"]) == "hi")
         // The daemon's port answers Orrery's shapes for the same session, and the main session has none of it.
-        let stubs = try Curl.run(["-H", "X-Orrery-Session: \(session.id)", "http://127.0.0.1:\(daemon.port)/__admin/stubs"])
+        let stubs = try Curl.run([
+            "-H", "X-Orrery-Session: \(session.id)", "http://127.0.0.1:\(daemon.port)/__admin/stubs",
+        ])
         #expect(stubs.contains(#""count": 1"#) && stubs.contains(#""stubs""#), "\(stubs)")
         let own = try Curl.run(["http://127.0.0.1:\(daemon.port)/__admin/stubs"])
         #expect(own.contains(#""count": 0"#), "\(own)")
@@ -132,7 +144,8 @@ struct WireMockAdminTests {
         // WireMock's shutdown ends the session it is sent to, and only that.
         _ = try Curl.run(["-X", "POST", "http://127.0.0.1:\(session.port)/__admin/shutdown"])
         let gone = OrreryProcess.waitFor {
-            (try? Curl.run(["http://127.0.0.1:\(daemon.port)/__admin/sessions/\(session.id)"]))?.contains("There is no session") == true
+            (try? Curl.run(["http://127.0.0.1:\(daemon.port)/__admin/sessions/\(session.id)"]))?.contains(
+                "There is no session") == true
         }
         #expect(gone, "the session ended")
         #expect(try Curl.run(["http://127.0.0.1:\(daemon.port)/__admin/health"]).contains(#""status": "ok""#))

@@ -9,28 +9,31 @@ import Testing
 struct WireMockSessionTests {
     static let files = [
         "shared.yaml": """
-            - id: shared
-              request: { method: GET, path: /shared }
-              response: { body: from file }
-            """
+        - id: shared
+          request: { method: GET, path: /shared }
+          response: { body: from file }
+        """
     ]
 
     static func mapping(_ url: String, body: String, priority: Int? = nil, id: String? = nil) -> String {
         let idMember = id.map { #""id": "\#($0)", "# } ?? ""
         let priorityMember = priority.map { #""priority": \#($0), "# } ?? ""
-        return #"{\#(idMember)\#(priorityMember)"request": {"method": "GET", "url": "\#(url)"}, "response": {"status": 200, "body": "\#(body)"}}"#
+        return
+            #"{\#(idMember)\#(priorityMember)"request": {"method": "GET", "url": "\#(url)"}, "response": {"status": 200, "body": "\#(body)"}}"#
     }
 
     @Test("A mapping posted to the session's port answers there, and GET gives it back as posted with its id")
     func postedMappingAnswers() throws {
         let harness = try PipelineHarness(files: Self.files)
         let session = try harness.openWireMockSession()
-        let posted = try harness.admin("POST", "/__admin/mappings", json: Self.mapping("/hello", body: "hi"), listenerTag: session.tag)
+        let posted = try harness.admin(
+            "POST", "/__admin/mappings", json: Self.mapping("/hello", body: "hi"), listenerTag: session.tag)
         #expect(posted.status == 201)
         let id = try #require(posted.json["id"]?.stringValue)
         #expect(posted.json["uuid"]?.stringValue == id)
         #expect(harness.answer("/hello", listenerTag: session.tag) == (200, "hi"))
-        #expect(harness.answer("/shared", listenerTag: session.tag) == (200, "from file"), "the files' stubs answer too")
+        #expect(
+            harness.answer("/shared", listenerTag: session.tag) == (200, "from file"), "the files' stubs answer too")
         let read = try harness.admin("GET", "/__admin/mappings/\(id)", listenerTag: session.tag)
         #expect(read.json["request"] == .object([("method", .string("GET")), ("url", .string("/hello"))]))
         let list = try harness.admin("GET", "/__admin/mappings", listenerTag: session.tag)
@@ -42,17 +45,22 @@ struct WireMockSessionTests {
         let harness = try PipelineHarness(files: Self.files)
         let session = try harness.openWireMockSession()
         for (body, priority) in [("low", 9), ("high", 2), ("default", nil)] as [(String, Int?)] {
-            _ = try harness.admin("POST", "/__admin/mappings", json: Self.mapping("/p", body: body, priority: priority), listenerTag: session.tag)
+            _ = try harness.admin(
+                "POST", "/__admin/mappings", json: Self.mapping("/p", body: body, priority: priority),
+                listenerTag: session.tag)
         }
         #expect(harness.answer("/p", listenerTag: session.tag).text == "high")
-        _ = try harness.admin("POST", "/__admin/mappings", json: Self.mapping("/p", body: "top", priority: 1), listenerTag: session.tag)
+        _ = try harness.admin(
+            "POST", "/__admin/mappings", json: Self.mapping("/p", body: "top", priority: 1), listenerTag: session.tag)
         #expect(harness.answer("/p", listenerTag: session.tag).text == "top")
         for body in ["first", "second"] {
-            _ = try harness.admin("POST", "/__admin/mappings", json: Self.mapping("/n", body: body), listenerTag: session.tag)
+            _ = try harness.admin(
+                "POST", "/__admin/mappings", json: Self.mapping("/n", body: body), listenerTag: session.tag)
         }
         #expect(harness.answer("/n", listenerTag: session.tag).text == "second")
         // A posted mapping overrides a file stub for the same request, as a test's own stub should.
-        _ = try harness.admin("POST", "/__admin/mappings", json: Self.mapping("/shared", body: "mine"), listenerTag: session.tag)
+        _ = try harness.admin(
+            "POST", "/__admin/mappings", json: Self.mapping("/shared", body: "mine"), listenerTag: session.tag)
         #expect(harness.answer("/shared", listenerTag: session.tag).text == "mine")
         #expect(harness.answer("/shared").text == "from file", "the daemon's own session is not changed")
     }
@@ -75,13 +83,17 @@ struct WireMockSessionTests {
         let harness = try PipelineHarness(files: [:])
         let first = try harness.openWireMockSession()
         let second = try harness.openWireMockSession()
-        _ = try harness.admin("POST", "/__admin/mappings", json: Self.mapping("/mine", body: "first"), listenerTag: first.tag)
+        _ = try harness.admin(
+            "POST", "/__admin/mappings", json: Self.mapping("/mine", body: "first"), listenerTag: first.tag)
         #expect(harness.answer("/mine", listenerTag: first.tag).text == "first")
         #expect(harness.answer("/mine", listenerTag: second.tag).status == 404)
-        #expect(try harness.admin("GET", "/__admin/mappings", listenerTag: second.tag).json["meta"]?["total"] == .int(0))
+        #expect(
+            try harness.admin("GET", "/__admin/mappings", listenerTag: second.tag).json["meta"]?["total"] == .int(0))
         // Exchanges are journaled by the executor, not by `decide`: the journals are the end-to-end tests' part.
         #expect(harness.answer("POST", "/__admin/reset", listenerTag: second.tag).status == 200)
-        #expect(harness.answer("/mine", listenerTag: first.tag).text == "first", "another session's reset changes nothing here")
+        #expect(
+            harness.answer("/mine", listenerTag: first.tag).text == "first",
+            "another session's reset changes nothing here")
     }
 
     @Test("A mapping Orrery cannot honour is refused with WireMock's errors, naming the JSON path")
@@ -89,19 +101,23 @@ struct WireMockSessionTests {
         let harness = try PipelineHarness(files: [:])
         let session = try harness.openWireMockSession()
         let refused = try harness.admin(
-            "POST", "/__admin/mappings", json: #"{"request": {"bad": 1}, "response": {"status": 200}}"#, listenerTag: session.tag)
+            "POST", "/__admin/mappings", json: #"{"request": {"bad": 1}, "response": {"status": 200}}"#,
+            listenerTag: session.tag)
         #expect(refused.status == 422)
         let error = try #require(refused.json["errors"]?.arrayItems?.first)
         #expect(error["source"]?["pointer"] == .string("/request/bad"))
-        #expect(try harness.admin("GET", "/__admin/mappings", listenerTag: session.tag).json["meta"]?["total"] == .int(0))
+        #expect(
+            try harness.admin("GET", "/__admin/mappings", listenerTag: session.tag).json["meta"]?["total"] == .int(0))
     }
 
     @Test("Scenarios, reset and removal in WireMock's shapes")
     func scenariosAndReset() throws {
         let harness = try PipelineHarness(files: [:])
         let session = try harness.openWireMockSession()
-        let one = #"{"scenarioName": "flow", "requiredScenarioState": "Started", "newScenarioState": "two", "request": {"method": "GET", "url": "/s"}, "response": {"body": "one"}}"#
-        let two = #"{"scenarioName": "flow", "requiredScenarioState": "two", "request": {"method": "GET", "url": "/s"}, "response": {"body": "two"}}"#
+        let one =
+            #"{"scenarioName": "flow", "requiredScenarioState": "Started", "newScenarioState": "two", "request": {"method": "GET", "url": "/s"}, "response": {"body": "one"}}"#
+        let two =
+            #"{"scenarioName": "flow", "requiredScenarioState": "two", "request": {"method": "GET", "url": "/s"}, "response": {"body": "two"}}"#
         let added = try harness.admin("POST", "/__admin/mappings", json: one, listenerTag: session.tag)
         _ = try harness.admin("POST", "/__admin/mappings", json: two, listenerTag: session.tag)
         #expect(harness.answer("/s", listenerTag: session.tag).text == "one")
@@ -109,14 +125,21 @@ struct WireMockSessionTests {
         let flow = try #require(scenarios.json["scenarios"]?.arrayItems?.first)
         #expect(flow["name"] == .string("flow") && flow["state"] == .string("two"))
         #expect(flow["mappings"]?.arrayItems?.count == 2)
-        #expect(try harness.admin("PUT", "/__admin/scenarios/flow/state", json: #"{"state": "Started"}"#, listenerTag: session.tag).status == 200)
+        #expect(
+            try harness.admin(
+                "PUT", "/__admin/scenarios/flow/state", json: #"{"state": "Started"}"#, listenerTag: session.tag
+            ).status == 200)
         #expect(harness.answer("/s", listenerTag: session.tag).text == "one")
-        #expect(try harness.admin("PUT", "/__admin/scenarios/none/state", json: "{}", listenerTag: session.tag).status == 404)
+        #expect(
+            try harness.admin("PUT", "/__admin/scenarios/none/state", json: "{}", listenerTag: session.tag).status
+                == 404)
         let id = try #require(added.json["id"]?.stringValue)
         #expect(try harness.admin("DELETE", "/__admin/mappings/\(id)", listenerTag: session.tag).status == 200)
         #expect(harness.answer("POST", "/__admin/reset", listenerTag: session.tag).status == 200)
-        #expect(try harness.admin("GET", "/__admin/mappings", listenerTag: session.tag).json["meta"]?["total"] == .int(0))
-        #expect(try harness.admin("GET", "/__admin/requests", listenerTag: session.tag).json["meta"]?["total"] == .int(0))
+        #expect(
+            try harness.admin("GET", "/__admin/mappings", listenerTag: session.tag).json["meta"]?["total"] == .int(0))
+        #expect(
+            try harness.admin("GET", "/__admin/requests", listenerTag: session.tag).json["meta"]?["total"] == .int(0))
     }
 
     @Test("Metadata patterns: matchesJsonPath with and without a condition, equalToJson")
@@ -124,11 +147,21 @@ struct WireMockSessionTests {
         let metadata = try JSONValue.parse(#"{"team": "payments", "tags": ["a", "b"], "owner": {"name": "ada"}}"#)
         #expect(WireMockMetadataPattern.matches(try JSONValue.parse(#"{"matchesJsonPath": "$.team"}"#), metadata))
         #expect(!WireMockMetadataPattern.matches(try JSONValue.parse(#"{"matchesJsonPath": "$.nothing"}"#), metadata))
-        #expect(WireMockMetadataPattern.matches(try JSONValue.parse(#"{"matchesJsonPath": {"expression": "$.tags[1]", "equalTo": "b"}}"#), metadata))
-        #expect(WireMockMetadataPattern.matches(try JSONValue.parse(#"{"matchesJsonPath": {"expression": "$.owner.name", "matches": "a.a"}}"#), metadata))
-        #expect(!WireMockMetadataPattern.matches(try JSONValue.parse(#"{"matchesJsonPath": {"expression": "$.team", "contains": "x"}}"#), metadata))
-        #expect(WireMockMetadataPattern.matches(try JSONValue.parse(#"{"equalToJson": {"team": "payments"}, "ignoreExtraElements": true}"#), metadata))
-        #expect(!WireMockMetadataPattern.matches(try JSONValue.parse(#"{"equalToJson": {"team": "payments"}}"#), metadata))
+        #expect(
+            WireMockMetadataPattern.matches(
+                try JSONValue.parse(#"{"matchesJsonPath": {"expression": "$.tags[1]", "equalTo": "b"}}"#), metadata))
+        #expect(
+            WireMockMetadataPattern.matches(
+                try JSONValue.parse(#"{"matchesJsonPath": {"expression": "$.owner.name", "matches": "a.a"}}"#), metadata
+            ))
+        #expect(
+            !WireMockMetadataPattern.matches(
+                try JSONValue.parse(#"{"matchesJsonPath": {"expression": "$.team", "contains": "x"}}"#), metadata))
+        #expect(
+            WireMockMetadataPattern.matches(
+                try JSONValue.parse(#"{"equalToJson": {"team": "payments"}, "ignoreExtraElements": true}"#), metadata))
+        #expect(
+            !WireMockMetadataPattern.matches(try JSONValue.parse(#"{"equalToJson": {"team": "payments"}}"#), metadata))
     }
 
     @Test("Journal ids read back from the UUIDs WireMock's clients are given")

@@ -31,7 +31,8 @@ public enum WireMockAdminInput {
             throw WireMockAdminInputError(messages: refused.map(\.description), jsonPaths: refused.map(\.jsonPath))
         }
         let native = mapping.stub.setting("priority", .integer(priority(mapping.wireMockPriority), line: node.line))
-        var decoder = StubDecoder(displayPath: "request body", source: bodyFiles ?? MemoryStubSource(), folder: "", makeID: { _ in id })
+        var decoder = StubDecoder(
+            displayPath: "request body", source: bodyFiles ?? MemoryStubSource(), folder: "", makeID: { _ in id })
         guard var stub = decoder.decodeSingle(native), decoder.errors.isEmpty else {
             throw WireMockAdminInputError(messages: decoder.errors.map(\.description))
         }
@@ -60,7 +61,8 @@ public enum WireMockAdminInput {
         guard refused.isEmpty else {
             throw WireMockAdminInputError(messages: refused.map(\.description), jsonPaths: refused.map(\.jsonPath))
         }
-        var decoder = StubDecoder(displayPath: "request body", source: MemoryStubSource(), folder: "", makeID: { _ in "" })
+        var decoder = StubDecoder(
+            displayPath: "request body", source: MemoryStubSource(), folder: "", makeID: { _ in "" })
         let pattern = decoder.decodeRequestPattern(native)
         guard decoder.errors.isEmpty else { throw WireMockAdminInputError(messages: decoder.errors.map(\.description)) }
         return pattern

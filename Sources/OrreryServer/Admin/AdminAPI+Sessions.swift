@@ -55,7 +55,7 @@ extension AdminAPI {
             ("createdAt", .string(JournalEntry.timestamp(session.createdAt))),
             ("stubs", .int(session.stubs.count)),
             ("requests", .int(session.journal.counts.kept)),
-        ] + (session.speaksWireMock ? [("wiremock", .bool(true))] : []))
+            ] + (session.speaksWireMock ? [("wiremock", .bool(true))] : []))
     }
 }
 

@@ -81,11 +81,15 @@ final class Pipeline {
             return Decision(session: nil, reply: .made(Response(error, kind: "noSuchSession"), outcome: nil), rewritten: rewritten)
         }
         // Only a port speaks WireMock's dialect: on the daemon's port a session is reached with Orrery's admin API.
-        let wireMock = incoming.listenerTag != 0 && (session.speaksWireMock || sessions.isWireMockPort(incoming.listenerTag))
+        let wireMock =
+            incoming.listenerTag != 0 && (session.speaksWireMock || sessions.isWireMockPort(incoming.listenerTag))
         if wireMock, let wireMockAdmin, !request.isAbsoluteForm, request.path.hasPrefix(AdminAPI.prefix) {
             let reply = wireMockAdmin.reply(to: request, peer: incoming.peer, session: session)
-            if let stream = reply.stream { return Decision(session: session, reply: .stream(stream), rewritten: rewritten) }
-            return Decision(session: session, reply: .answer(Answer(reply.response.encoded, record: nil)), rewritten: rewritten)
+            if let stream = reply.stream {
+                return Decision(session: session, reply: .stream(stream), rewritten: rewritten)
+            }
+            return Decision(
+                session: session, reply: .answer(Answer(reply.response.encoded, record: nil)), rewritten: rewritten)
         }
         if !request.isAbsoluteForm && request.path.hasPrefix(AdminAPI.prefix) {
             let reply = admin.reply(to: request, peer: incoming.peer, session: session, isThroughSessionPort: incoming.listenerTag != 0)
@@ -98,7 +102,9 @@ final class Pipeline {
     }
 
     /// The answer a request that is not for the admin API gets in `session`.
-    private func reply(to request: HTTPRequest, scheme: String, in session: Session, speaksWireMock: Bool = false) -> Reply {
+    private func reply(to request: HTTPRequest, scheme: String, in session: Session, speaksWireMock: Bool = false)
+        -> Reply
+    {
         if request.method == "CONNECT" { return tunnel(request) }
         let index = currentIndex
         if let entry = session.lookup(request, shared: index) {

@@ -87,7 +87,8 @@ final class SessionRegistry: Sendable {
             throw .cannotListen(error.description)
         }
         let session = Session(
-            id: Self.newID(), name: name, port: port, tag: tag, journal: Journal(limits: main.journal.limits, budget: main.journal.budget),
+            id: Self.newID(), name: name, port: port, tag: tag,
+            journal: Journal(limits: main.journal.limits, budget: main.journal.budget),
             speaksWireMock: speaksWireMock)
         byTag.withLock { $0[tag] = session }
         sessions.withLock { $0[session.id ?? ""] = session }

@@ -74,7 +74,8 @@ extension WireMockAdmin {
         case .success(let json): body = json
         }
         guard let items = body["mappings"]?.arrayItems else {
-            return WireMockShapes.errors(422, title: "Error parsing JSON", details: ["'mappings' must be a list of mappings."])
+            return WireMockShapes.errors(
+                422, title: "Error parsing JSON", details: ["'mappings' must be a list of mappings."])
         }
         let options = body["importOptions"]
         let overwrites = options?["duplicatePolicy"]?.stringValue != "IGNORE"
@@ -86,7 +87,8 @@ extension WireMockAdmin {
                 _ = try WireMockAdminInput.mapping(item, id: id, bodyFiles: bodyFiles, priority: { $0 })
             } catch {
                 return WireMockShapes.errors(
-                    422, title: "The mapping at $.mappings[\(index)] cannot be served; nothing was imported", details: error.messages)
+                    422, title: "The mapping at $.mappings[\(index)] cannot be served; nothing was imported",
+                    details: error.messages)
             }
         }
         for item in items {
@@ -124,7 +126,10 @@ extension WireMockAdmin {
         }
         guard WireMockMetadataPattern.isSupported(pattern) else {
             return WireMockShapes.errors(
-                422, title: "Unsupported metadata pattern", details: ["Use matchesJsonPath (an expression, or {expression, equalTo/contains/matches}) or equalToJson."])
+                422, title: "Unsupported metadata pattern",
+                details: [
+                    "Use matchesJsonPath (an expression, or {expression, equalTo/contains/matches}) or equalToJson."
+                ])
         }
         let found = session.wireMockMappings.all.filter { record in
             WireMockMetadataPattern.matches(pattern, record.json["metadata"] ?? .null)
@@ -138,7 +143,8 @@ extension WireMockAdmin {
     func put(_ json: JSONValue, id given: String?, session: Session) -> PutOutcome {
         let id = given ?? json["id"]?.stringValue ?? json["uuid"]?.stringValue ?? UUID().uuidString.lowercased()
         guard UUID(uuidString: id) != nil else {
-            return .refused(WireMockShapes.errors(422, title: "Error parsing JSON", details: ["'\(id)' is not a UUID."]))
+            return .refused(
+                WireMockShapes.errors(422, title: "Error parsing JSON", details: ["'\(id)' is not a UUID."]))
         }
         let insertion = session.wireMockMappings.nextInsertion()
         let converted: WireMockAdminInput.ConvertedMapping
@@ -148,7 +154,9 @@ extension WireMockAdmin {
             }
         } catch {
             return .refused(
-                WireMockShapes.errors(422, title: "The mapping cannot be served by Orrery", details: error.messages, pointers: error.pointers))
+                WireMockShapes.errors(
+                    422, title: "The mapping cannot be served by Orrery", details: error.messages,
+                    pointers: error.pointers))
         }
         for difference in converted.differences {
             api.logger.warning("WireMock mapping \(id): \(difference)")
@@ -163,7 +171,8 @@ extension WireMockAdmin {
             return .refused(WireMockShapes.errors(409, title: "A mapping with id \(id) was added at the same time"))
         }
         let record = WireMockMappings.Record(
-            id: id, json: json.setting("uuid", .string(id)).setting("id", .string(id)), priority: converted.wireMockPriority,
+            id: id, json: json.setting("uuid", .string(id)).setting("id", .string(id)),
+            priority: converted.wireMockPriority,
             insertion: insertion)
         session.wireMockMappings.put(record)
         return .added(record)

@@ -51,7 +51,8 @@ extension WireMockAdmin {
         query(request, session: session) { found in
             .json(
                 .object([
-                    ("requests", .array(found.map(WireMockShapes.loggedRequest))), ("requestJournalDisabled", .bool(false)),
+                    ("requests", .array(found.map(WireMockShapes.loggedRequest))),
+                    ("requestJournalDisabled", .bool(false)),
                 ]))
         }
     }
@@ -61,7 +62,8 @@ extension WireMockAdmin {
         let mapping = mappingJSON(session)
         return query(request, session: session) { [journal = session.journal] found in
             journal.remove(ids: Set(found.map(\.id)))
-            return .json(.object([("serveEvents", .array(found.map { WireMockShapes.serveEvent($0, mapping: mapping) }))]))
+            return .json(
+                .object([("serveEvents", .array(found.map { WireMockShapes.serveEvent($0, mapping: mapping) }))]))
         }
     }
 
@@ -74,21 +76,25 @@ extension WireMockAdmin {
         case .success(let json): pattern = json
         }
         let ids = Set(
-            session.wireMockMappings.all.filter { WireMockMetadataPattern.matches(pattern, $0.json["metadata"] ?? .null) }.map(\.id))
+            session.wireMockMappings.all.filter {
+                WireMockMetadataPattern.matches(pattern, $0.json["metadata"] ?? .null)
+            }.map(\.id))
         let mapping = mappingJSON(session)
         let removed = session.journal.newestFirst().filter { entry in
             if case .stub(let id, _, _) = entry.outcome { return ids.contains(id) }
             return false
         }
         session.journal.remove(ids: Set(removed.map(\.id)))
-        return .json(.object([("serveEvents", .array(removed.map { WireMockShapes.serveEvent($0, mapping: mapping) }))]))
+        return .json(
+            .object([("serveEvents", .array(removed.map { WireMockShapes.serveEvent($0, mapping: mapping) }))]))
     }
 
     func unmatchedRequests(session: Session) -> AdminReply {
         let unmatched = session.journal.newestFirst().filter(\.isUnmatched)
         return .json(
             .object([
-                ("requests", .array(unmatched.map(WireMockShapes.loggedRequest))), ("requestJournalDisabled", .bool(false)),
+                ("requests", .array(unmatched.map(WireMockShapes.loggedRequest))),
+                ("requestJournalDisabled", .bool(false)),
             ]))
     }
 
@@ -117,7 +123,8 @@ extension WireMockAdmin {
         let logged = WireMockShapes.loggedRequest(
             JournalEntry(
                 startedAt: Date(), durationMicroseconds: 0, request: asked, requestBodySize: asked.body.count,
-                clientAddress: body["clientIp"]?.stringValue ?? "127.0.0.1", response: nothing, outcome: .rejected(reason: "")))
+                clientAddress: body["clientIp"]?.stringValue ?? "127.0.0.1", response: nothing,
+                outcome: .rejected(reason: "")))
         return .json(.object([("nearMisses", .array(misses.map { nearMiss(request: logged, $0, session: session) }))]))
     }
 
@@ -156,12 +163,15 @@ extension WireMockAdmin {
 
     /// The stubs closest to a request, every stub the session sees compared (an admin call, not the request path,
     /// whose 404 looks only where the index points): WireMock's near misses include stubs on other paths.
-    func closestStubs(to request: HTTPRequest, session: Session, shared: StubIndex) -> [(stub: IndexedStub, mismatches: [Mismatch])] {
+    func closestStubs(to request: HTTPRequest, session: Session, shared: StubIndex) -> [(
+        stub: IndexedStub, mismatches: [Mismatch]
+    )] {
         let scenarios = session.scenarios
         let compared = session.stubs.visible(shared: shared).prefix(10_000).map { entry in
             var mismatches = entry.stub.request.mismatches(request)
             if let rule = entry.stub.scenario, case let state = scenarios.state(of: rule.name), !rule.allows(state) {
-                mismatches.append(Mismatch(field: "scenario", name: rule.name, expected: rule.requiredState ?? "", actual: state))
+                mismatches.append(
+                    Mismatch(field: "scenario", name: rule.name, expected: rule.requiredState ?? "", actual: state))
             }
             return (stub: entry, mismatches: mismatches)
         }
@@ -169,11 +179,15 @@ extension WireMockAdmin {
     }
 
     /// A near miss as WireMock writes it: the request, the mapping, and how far apart they are.
-    private func nearMiss(request: JSONValue, _ miss: (stub: IndexedStub, mismatches: [Mismatch]), session: Session) -> JSONValue {
+    private func nearMiss(request: JSONValue, _ miss: (stub: IndexedStub, mismatches: [Mismatch]), session: Session)
+        -> JSONValue
+    {
         let id = miss.stub.stub.id
         let mapping =
             session.wireMockMappings.record(id: id)?.json
-            ?? .object([("id", .string(id)), ("name", .string(miss.stub.stub.name)), ("orrery", miss.stub.stub.definition)])
+            ?? .object([
+                ("id", .string(id)), ("name", .string(miss.stub.stub.name)), ("orrery", miss.stub.stub.definition),
+            ])
         return .object([
             ("request", request), ("stubMapping", mapping),
             ("matchResult", .object([("distance", Self.distance(miss.mismatches.count))])),
@@ -197,7 +211,8 @@ extension WireMockAdmin {
             body = Array(data)
         }
         return HTTPRequest(
-            method: logged["method"]?.stringValue ?? "GET", target: logged["url"]?.stringValue ?? "/", headers: headers, body: body)
+            method: logged["method"]?.stringValue ?? "GET", target: logged["url"]?.stringValue ?? "/", headers: headers,
+            body: body)
     }
 
     /// Runs a journal query for the body's request pattern a slice per loop turn, then answers with `make`.

@@ -21,7 +21,9 @@ extension WireMockAdmin {
             where states[rule.name]?.contains(state) == false {
                 states[rule.name]?.append(state)
             }
-            if let json = session.wireMockMappings.record(id: entry.stub.id)?.json { mappings[rule.name, default: []].append(json) }
+            if let json = session.wireMockMappings.record(id: entry.stub.id)?.json {
+                mappings[rule.name, default: []].append(json)
+            }
         }
         let list: [JSONValue] = names.map { name in
             .object([
@@ -143,7 +145,10 @@ extension WireMockAdmin {
             let id = UUID().uuidString.lowercased()
             let mapping: JSONValue = .object([
                 ("id", .string(id)),
-                ("request", .object([("url", .string(entry.request.pathAndQuery)), ("method", .string(entry.request.method))])),
+                (
+                    "request",
+                    .object([("url", .string(entry.request.pathAndQuery)), ("method", .string(entry.request.method))])
+                ),
                 ("response", .object(response)), ("uuid", .string(id)),
             ])
             if persists {

@@ -48,7 +48,8 @@ final class WireMockAdmin: Sendable {
     /// The body as a JSON object, or WireMock's 422 saying why it is not one.
     func object(_ request: HTTPRequest) -> AdminInput<JSONValue> {
         guard let value = try? JSONValue.parse(request.body), case .object = value else {
-            return .failure(WireMockShapes.errors(422, title: "Error parsing JSON", details: ["The body must be a JSON object."]))
+            return .failure(
+                WireMockShapes.errors(422, title: "Error parsing JSON", details: ["The body must be a JSON object."]))
         }
         return .success(value)
     }

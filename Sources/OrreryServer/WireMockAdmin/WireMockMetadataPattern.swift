@@ -12,7 +12,8 @@ enum WireMockMetadataPattern {
     static func matches(_ pattern: JSONValue, _ metadata: JSONValue) -> Bool {
         if let expected = pattern["equalToJson"] {
             let value = expected.stringValue.flatMap { try? JSONValue.parse($0) } ?? expected
-            return pattern["ignoreExtraElements"]?.boolValue == true ? contains(metadata, value) : metadata.encoded == value.encoded
+            return pattern["ignoreExtraElements"]?.boolValue == true
+                ? contains(metadata, value) : metadata.encoded == value.encoded
         }
         guard let condition = pattern["matchesJsonPath"] else { return false }
         let expression = condition.stringValue ?? condition["expression"]?.stringValue ?? ""

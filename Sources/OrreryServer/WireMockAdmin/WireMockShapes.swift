@@ -118,7 +118,9 @@ enum WireMockShapes {
     }
 
     /// `{"errors": [{"code": 10, "title": ..., "detail": ...}]}` as WireMock answers what it cannot read.
-    static func errors(_ status: HTTPStatus, title: String, details: [String] = [], pointers: [String] = []) -> AdminReply {
+    static func errors(_ status: HTTPStatus, title: String, details: [String] = [], pointers: [String] = [])
+        -> AdminReply
+    {
         let items: [JSONValue] =
             details.isEmpty
             ? [.object([("code", .int(status.code == 404 ? 404 : 10)), ("title", .string(title))])]
@@ -155,8 +157,11 @@ enum WireMockShapes {
             return padded + "| " + right + (note.isEmpty ? "" : "   <<<<< " + note)
         }
         var lines = [
-            "", String(repeating: " ", count: 47) + "Request was not matched", String(repeating: " ", count: 47) + "=======================", "",
-            rule, "| Closest stub" + String(repeating: " ", count: 45) + "| Request" + String(repeating: " ", count: 50) + "|", rule,
+            "", String(repeating: " ", count: 47) + "Request was not matched",
+            String(repeating: " ", count: 47) + "=======================", "",
+            rule,
+            "| Closest stub" + String(repeating: " ", count: 45) + "| Request" + String(repeating: " ", count: 50)
+                + "|", rule,
             row("", ""),
         ]
         let label = first.map { $0["name"]?.stringValue ?? $0["id"]?.stringValue ?? "" } ?? ""
@@ -168,7 +173,9 @@ enum WireMockShapes {
             lines.append(row(expected, "", "\(field) does not match"))
         }
         lines += [row("", ""), rule, ""]
-        return Response(status: 404, headers: ["Content-Type": "text/plain"], body: Payload(Array(lines.joined(separator: "\n").utf8)))
+        return Response(
+            status: 404, headers: ["Content-Type": "text/plain"],
+            body: Payload(Array(lines.joined(separator: "\n").utf8)))
     }
 
     private static func splitHost(_ authority: String, scheme: String) -> (String, Int) {
