@@ -65,6 +65,29 @@ struct WireMockSessionTests {
         #expect(harness.answer("/shared").text == "from file", "the daemon's own session is not changed")
     }
 
+    @Test(
+        "An edited mapping keeps its place among equal priorities; one removed with Orrery's API is gone from the list")
+    func editKeepsOrder() throws {
+        let harness = try PipelineHarness(files: [:])
+        let session = try harness.openWireMockSession()
+        let first = try harness.admin(
+            "POST", "/__admin/mappings", json: Self.mapping("/e", body: "first"), listenerTag: session.tag)
+        let second = try harness.admin(
+            "POST", "/__admin/mappings", json: Self.mapping("/e", body: "second"), listenerTag: session.tag)
+        let firstID = try #require(first.json["id"]?.stringValue)
+        let edited = try harness.admin(
+            "PUT", "/__admin/mappings/\(firstID)", json: Self.mapping("/e", body: "first, edited"),
+            listenerTag: session.tag)
+        #expect(edited.status == 200)
+        #expect(harness.answer("/e", listenerTag: session.tag).text == "second", "the later mapping still wins")
+        let secondID = try #require(second.json["id"]?.stringValue)
+        #expect(try harness.admin("DELETE", "/__admin/stubs/\(secondID)", session: session.id).status == 200)
+        #expect(harness.answer("/e", listenerTag: session.tag).text == "first, edited")
+        #expect(
+            try harness.admin("GET", "/__admin/mappings", listenerTag: session.tag).json["meta"]?["total"] == .int(1))
+        #expect(harness.answer("/__admin/mappings/\(secondID)", listenerTag: session.tag).status == 404)
+    }
+
     @Test("A miss on a WireMock port is WireMock's text; on the daemon's port, for the same session, Orrery's JSON")
     func missText() throws {
         let harness = try PipelineHarness(files: Self.files)

@@ -6,7 +6,7 @@ import OrreryCore
 /// session's own stubs; what was posted is kept to be read back.
 extension WireMockAdmin {
     func listMappings(_ request: HTTPRequest, session: Session) -> AdminReply {
-        var records = session.wireMockMappings.all.map(\.json)
+        var records = current(session).map(\.json)
         let total = records.count
         if let offset = request.queryValues(named: "offset").last.flatMap(Int.init), offset > 0 {
             records = Array(records.dropFirst(offset))
@@ -35,8 +35,21 @@ extension WireMockAdmin {
     }
 
     func mapping(id: String, session: Session) -> AdminReply {
-        guard let record = session.wireMockMappings.record(id: id) else { return WireMockShapes.empty(404) }
+        guard let record = session.wireMockMappings.record(id: id), isServed(id, session) else {
+            return WireMockShapes.empty(404)
+        }
         return .json(record.json)
+    }
+
+    /// The posted mappings the session still serves: one removed with Orrery's own API on the daemon's port
+    /// (`DELETE /__admin/stubs/{id}` with `X-Orrery-Session`) is gone here too.
+    func current(_ session: Session) -> [WireMockMappings.Record] {
+        let shared = registry.index
+        return session.wireMockMappings.all.filter { session.stubs.stub(id: $0.id, shared: shared) != nil }
+    }
+
+    private func isServed(_ id: String, _ session: Session) -> Bool {
+        session.stubs.stub(id: id, shared: registry.index) != nil
     }
 
     func editMapping(id: String, _ request: HTTPRequest, session: Session) -> AdminReply {
@@ -110,7 +123,7 @@ extension WireMockAdmin {
             return removeMapping(id: id, session: session)
         }
         let wanted = body["request"]?.encoded
-        for record in session.wireMockMappings.all where record.json["request"]?.encoded == wanted {
+        for record in current(session) where record.json["request"]?.encoded == wanted {
             _ = removeMapping(id: record.id, session: session)
         }
         return WireMockShapes.empty()
@@ -131,7 +144,7 @@ extension WireMockAdmin {
                     "Use matchesJsonPath (an expression, or {expression, equalTo/contains/matches}) or equalToJson."
                 ])
         }
-        let found = session.wireMockMappings.all.filter { record in
+        let found = current(session).filter { record in
             WireMockMetadataPattern.matches(pattern, record.json["metadata"] ?? .null)
         }
         guard removing else { return Self.mappingList(found.map(\.json)) }
@@ -146,7 +159,8 @@ extension WireMockAdmin {
             return .refused(
                 WireMockShapes.errors(422, title: "Error parsing JSON", details: ["'\(id)' is not a UUID."]))
         }
-        let insertion = session.wireMockMappings.nextInsertion()
+        // An edited mapping keeps its place among equal priorities, as in WireMock.
+        let insertion = session.wireMockMappings.record(id: id)?.insertion ?? session.wireMockMappings.nextInsertion()
         let converted: WireMockAdminInput.ConvertedMapping
         do {
             converted = try WireMockAdminInput.mapping(json, id: id, bodyFiles: bodyFiles) { priority in
