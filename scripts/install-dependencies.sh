@@ -30,7 +30,8 @@ if $with_test_tools; then
     command -v chromium >/dev/null 2>&1 || missing+=(chromium)
     command -v chromedriver >/dev/null 2>&1 || missing+=(chromium-driver)
     command -v unshare >/dev/null 2>&1 || missing+=(util-linux)
-    command -v java >/dev/null 2>&1 || missing+=(default-jre-headless)
+    # javac too: the WireMock admin tests compile a program against WireMock's Java client.
+    command -v javac >/dev/null 2>&1 || missing+=(default-jdk-headless)
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then

@@ -105,6 +105,13 @@ struct Serve: ParsableCommand {
     var tlsPort: Int?
 
     @Option(
+        name: .customLong("wiremock-port"),
+        help: ArgumentHelp(
+            "Also serve the stubs on this port (0 picks a free one), with WireMock's admin API under /__admin/ for WireMock's own clients.",
+            valueName: "port"))
+    var wiremockPort: Int?
+
+    @Option(
         help: ArgumentHelp(
             "The local CA's folder, made on first need (default: $XDG_DATA_HOME/orrery/ca, else ~/.local/share/orrery/ca). See 'orrery ca export'.",
             valueName: "dir"))
@@ -182,6 +189,9 @@ struct Serve: ParsableCommand {
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
         if let tlsPort, !(0...65535).contains(tlsPort) { throw ValidationError("--tls-port must be between 0 and 65535.") }
+        if let wiremockPort, !(0...65535).contains(wiremockPort) {
+            throw ValidationError("--wiremock-port must be between 0 and 65535.")
+        }
         for pattern in mitmHosts {
             do { _ = try HostPattern(pattern) } catch { throw ValidationError("--mitm-host \(error)") }
         }
@@ -237,6 +247,7 @@ struct Serve: ParsableCommand {
         configuration.persistsEnvironmentChoices = !ignoreEnvState
         configuration.exitsOnStdinEOF = exitOnStdinEof
         configuration.tlsPort = tlsPort
+        configuration.wireMockPort = wiremockPort
         configuration.caFolder = caDir
         configuration.interceptsEveryConnect = mitm
         configuration.interceptedHosts = mitmHosts.compactMap { try? HostPattern($0) }
@@ -310,11 +321,15 @@ struct Serve: ParsableCommand {
                     "Orrery \(OrreryVersion.current) listening on \(daemon.baseURL) "
                         + "(\(index.count) stubs from \(daemon.registry.fileCount) files in \(sources.stubs), "
                         + "\(configuration.http.threads) threads)"
-                        + (daemon.tlsPort.map { ", HTTPS on port \($0)" } ?? ""))
+                        + (daemon.tlsPort.map { ", HTTPS on port \($0)" } ?? "")
+                        + (daemon.wireMockPort.map { ", WireMock's admin API on port \($0)" } ?? ""))
             }
             if let readyFile {
                 do {
-                    try ReadyFile(url: daemon.baseURL, port: daemon.port, tlsPort: daemon.tlsPort).write(to: readyFile)
+                    try ReadyFile(
+                        url: daemon.baseURL, port: daemon.port, tlsPort: daemon.tlsPort,
+                        wireMockPort: daemon.wireMockPort
+                    ).write(to: readyFile)
                 } catch {
                     // A harness waiting for the file would wait in vain: stop and say why.
                     readyFileError = error

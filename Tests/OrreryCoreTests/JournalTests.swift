@@ -33,6 +33,23 @@ struct JournalTests {
         #expect(journal.newestFirst().map(\.id) == [8])
     }
 
+    @Test("removing entries by id keeps the others in order, their ids, and the count bound")
+    func removeByID() {
+        var limits = JournalLimits()
+        limits.maximumEntries = 4
+        let journal = Journal(limits: limits)
+        for number in 1...6 { journal.record(Self.entry("/\(number)")) }
+        #expect(journal.remove(ids: [4, 6, 99]) == 2)
+        #expect(journal.newestFirst().map(\.id) == [5, 3])
+        #expect(journal.entry(id: 5)?.request.target == "/5")
+        for number in 7...9 { journal.record(Self.entry("/\(number)")) }
+        #expect(journal.newestFirst().map(\.id) == [9, 8, 7, 5])
+        #expect(journal.remove(ids: [5, 7, 8, 9]) == 4)
+        #expect(journal.newestFirst().isEmpty && journal.counts.bytes == 0)
+        journal.record(Self.entry("/10"))
+        #expect(journal.newestFirst().map(\.id) == [10])
+    }
+
     @Test("the byte bound drops the oldest, and the bytes counted go down with them")
     func byteBound() {
         var limits = JournalLimits()

@@ -177,9 +177,10 @@ public final class Journal: Sendable {
         storage.withLock { storage in
             // Ids increase along the ring, so the position follows from the oldest id.
             guard storage.count > 0, let oldest = storage.slots[storage.head]?.entry.id, id >= oldest,
-                id - oldest < storage.count
+                let newest = storage.slots[storage.slotIndex(storage.count - 1)]?.entry.id, id <= newest
             else { return nil }
-            let candidate = storage.slots[storage.slotIndex(id - oldest)]?.entry
+            // Without removals the ids run without gaps along the ring; after one (`remove(ids:)`), look for it.
+            let candidate = id - oldest < storage.count ? storage.slots[storage.slotIndex(id - oldest)]?.entry : nil
             return candidate?.id == id ? candidate : storage.ordered.first { $0.id == id }
         }
     }
@@ -197,6 +198,33 @@ public final class Journal: Sendable {
             storage.count = 0
             storage.bytes = 0
         }
+    }
+
+    /// Removes the entries with these ids (WireMock's `DELETE /__admin/requests/{id}` and `requests/remove`);
+    /// returns how many went. The ring is rebuilt in order, the rest keeping their ids. A shared budget still counts
+    /// the removed ones until it evicts past them, which only makes it evict sooner.
+    @discardableResult
+    public func remove(ids: Set<Int>) -> Int {
+        guard !ids.isEmpty else { return 0 }
+        var removed: [Kept] = []
+        storage.withLock { storage in
+            var kept: [Kept?] = []
+            kept.reserveCapacity(storage.count)
+            for position in 0..<storage.count {
+                guard let item = storage.slots[storage.slotIndex(position)] else { continue }
+                if ids.contains(item.entry.id) {
+                    removed.append(item)
+                    storage.bytes -= item.entry.recordedSize
+                } else {
+                    kept.append(item)
+                }
+            }
+            guard !removed.isEmpty else { return }
+            storage.count = kept.count
+            storage.head = 0
+            storage.slots = kept
+        }
+        return removed.count
     }
 
     /// The kept entries whose request `pattern` matches, newest first.

@@ -4,17 +4,20 @@ import OrreryCore
 
 /// `/__admin/sessions`: private Orreries inside the daemon, one per test, each on a port of its own.
 extension AdminAPI {
-    /// `POST /__admin/sessions`, optionally `{"name": "..."}`: 201 with `{"id", "port", "url"}`.
+    /// `POST /__admin/sessions`, optionally `{"name": "..."}`: 201 with `{"id", "port", "url"}`. With
+    /// `{"wiremock": true}` the session's port speaks WireMock's admin API (docs/wiremock.md).
     func openSession(_ request: HTTPRequest) -> AdminReply {
         var name: String?
+        var speaksWireMock = false
         if !request.body.isEmpty {
             guard let body = try? JSONValue.parse(request.body), case .object = body else {
                 return .error(.Code400BadRequest, "The body must be empty or JSON such as {\"name\": \"checkout tests\"}.")
             }
             name = body["name"]?.stringValue
+            speaksWireMock = body["wiremock"]?.boolValue == true
         }
         do {
-            let session = try sessions.create(name: name)
+            let session = try sessions.create(name: name, speaksWireMock: speaksWireMock)
             logger.debug("session \(session.id ?? "") opened on port \(session.port)")
             return .json(describe(session), status: 201)
         } catch {
@@ -52,7 +55,7 @@ extension AdminAPI {
             ("createdAt", .string(JournalEntry.timestamp(session.createdAt))),
             ("stubs", .int(session.stubs.count)),
             ("requests", .int(session.journal.counts.kept)),
-        ])
+            ] + (session.speaksWireMock ? [("wiremock", .bool(true))] : []))
     }
 }
 

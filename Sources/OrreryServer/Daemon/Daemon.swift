@@ -18,6 +18,8 @@ public final class Daemon: Sendable {
     public let https: HTTPS
     /// The TLS port bound, when there is one.
     public let tlsPort: Int?
+    /// `--wiremock-port` as bound, when there is one.
+    public let wireMockPort: Int?
     private let server: HTTPServer
     private let logger: Logger
 
@@ -87,6 +89,14 @@ public final class Daemon: Sendable {
             registry: registry, sessions: sessions, https: https, environments: environments, serviceLogger: serviceLogger,
             isProxying: proxyEnvironments != nil, logger: logger, threads: configuration.http.threads,
             token: configuration.adminToken, defaultRecordingFolder: configuration.recording?.folder)
+        let wireMockAdmin = WireMockAdmin(api: admin) { [sessions] session in
+            // WireMock's shutdown ends the server it is sent to: a session's, or with --wiremock-port the daemon.
+            if let id = session.id {
+                _ = sessions.remove(id: id)
+            } else {
+                kill(getpid(), SIGTERM)
+            }
+        }
         let registry = self.registry
         // This daemon's name in the Via of what it forwards: a request that comes back with it is a loop.
         let via = ProxyHeaders.requestVia(token: String(UInt32.random(in: 0x1000_0000...UInt32.max), radix: 16))
@@ -99,7 +109,8 @@ public final class Daemon: Sendable {
             }
             let pipeline = Pipeline(
                 registry: registry, admin: admin, sessions: sessions, environments: proxyEnvironments, https: https,
-                isOffline: configuration.isOffline, templateBudget: configuration.templateBudget, via: via)
+                isOffline: configuration.isOffline, templateBudget: configuration.templateBudget, via: via,
+                wireMockAdmin: wireMockAdmin)
             return RequestPipeline(pipeline: pipeline, proxy: proxy, serviceLogger: serviceLogger, logger: logger)
         }
         admin.listening(host: configuration.http.host, port: server.port)
@@ -120,6 +131,12 @@ public final class Daemon: Sendable {
             tlsPort = try server.addListener(port: port, tag: 0, tls: tlsEndpoint)
         } else {
             tlsPort = nil
+        }
+        if let port = configuration.wireMockPort {
+            wireMockPort = try server.addListener(port: port, tag: SessionRegistry.wireMockPortListenerTag)
+            sessions.attachWireMockPort(tag: SessionRegistry.wireMockPortListenerTag)
+        } else {
+            wireMockPort = nil
         }
     }
 

@@ -32,6 +32,9 @@ public struct DaemonConfiguration: Sendable {
     public var exitsOnStdinEOF = false
     /// `--tls-port`: a port that serves everything the main port serves, over TLS (0 picks a free one).
     public var tlsPort: Int?
+    /// `--wiremock-port`: a port that serves what the main port serves, with WireMock's admin API under `/__admin/`
+    /// (0 picks a free one).
+    public var wireMockPort: Int?
     /// `--ca-dir`: the local CA's folder; nil for the default (`$XDG_DATA_HOME/orrery/ca`, else
     /// `~/.local/share/orrery/ca`).
     public var caFolder: String?

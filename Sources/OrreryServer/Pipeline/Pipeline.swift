@@ -18,6 +18,8 @@ final class Pipeline {
 
     private let registry: StubRegistry
     private let admin: AdminAPI
+    /// WireMock's admin API, for the ports that speak it (`--wiremock-port`, `{"wiremock": true}` sessions).
+    private let wireMockAdmin: WireMockAdmin?
     private let sessions: SessionRegistry
     /// Nil when misses are not forwarded (no host map, `--no-proxy`, `--offline`).
     private let environments: EnvironmentRegistry?
@@ -34,8 +36,10 @@ final class Pipeline {
 
     init(
         registry: StubRegistry, admin: AdminAPI, sessions: SessionRegistry, environments: EnvironmentRegistry?,
-        https: HTTPS, isOffline: Bool = false, templateBudget: TemplateBudget = TemplateBudget(), via: String = ""
+        https: HTTPS, isOffline: Bool = false, templateBudget: TemplateBudget = TemplateBudget(), via: String = "",
+        wireMockAdmin: WireMockAdmin? = nil
     ) {
+        self.wireMockAdmin = wireMockAdmin
         self.via = via
         self.templateBudget = templateBudget
         self.registry = registry
@@ -67,16 +71,29 @@ final class Pipeline {
                 details: [("session", .string(name))])
             return Decision(session: nil, reply: .made(Response(error, kind: "noSuchSession"), outcome: nil))
         }
+        // Only a port speaks WireMock's dialect: on the daemon's port a session is reached with Orrery's admin API.
+        let wireMock =
+            incoming.listenerTag != 0 && (session.speaksWireMock || sessions.isWireMockPort(incoming.listenerTag))
+        if wireMock, let wireMockAdmin, !request.isAbsoluteForm, request.path.hasPrefix(AdminAPI.prefix) {
+            let reply = wireMockAdmin.reply(to: request, peer: incoming.peer, session: session)
+            if let stream = reply.stream {
+                return Decision(session: session, reply: .stream(stream))
+            }
+            return Decision(session: session, reply: .answer(Answer(reply.response.encoded, record: nil)))
+        }
         if !request.isAbsoluteForm && request.path.hasPrefix(AdminAPI.prefix) {
             let reply = admin.reply(to: request, peer: incoming.peer, session: session, isThroughSessionPort: incoming.listenerTag != 0)
             if let stream = reply.stream { return Decision(session: session, reply: .stream(stream)) }
             return Decision(session: session, reply: .answer(Answer(reply.response.encoded, record: nil)))
         }
-        return Decision(session: session, reply: reply(to: request, scheme: incoming.scheme, in: session))
+        return Decision(
+            session: session, reply: reply(to: request, scheme: incoming.scheme, in: session, speaksWireMock: wireMock))
     }
 
     /// The answer a request that is not for the admin API gets in `session`.
-    private func reply(to request: HTTPRequest, scheme: String, in session: Session) -> Reply {
+    private func reply(to request: HTTPRequest, scheme: String, in session: Session, speaksWireMock: Bool = false)
+        -> Reply
+    {
         if request.method == "CONNECT" { return tunnel(request) }
         let index = currentIndex
         if let entry = session.lookup(request, shared: index) {
@@ -90,6 +107,11 @@ final class Pipeline {
         }
         let nearMisses = session.nearMisses(request, shared: index)
         let closest = Self.closestStubs(nearMisses)
+        if speaksWireMock {
+            let hasStubs = session.stubs.visibleCount(shared: index) > 0
+            let answer = WireMockShapes.notMatched(request, closestStubs: closest, hasStubs: hasStubs)
+            return .made(answer, outcome: .unmatched(closestStubs: closest))
+        }
         let miss = Self.notFound(request, nearMisses: nearMisses, closest: closest, offline: isOffline)
         return .made(Response(miss), outcome: .unmatched(closestStubs: closest))
     }

@@ -16,9 +16,14 @@ final class Session: Sendable {
     let scenarios = ScenarioStore()
     let stubs: SessionStubs
     let sequences: SequencePositions
+    /// Whether its own port speaks WireMock's admin API (`{"wiremock": true}`) rather than Orrery's.
+    let speaksWireMock: Bool
+    /// The mappings posted to it through WireMock's admin API, as they were posted.
+    let wireMockMappings = WireMockMappings()
 
-    init(id: String?, name: String?, port: Int, tag: Int, journal: Journal) {
+    init(id: String?, name: String?, port: Int, tag: Int, journal: Journal, speaksWireMock: Bool = false) {
         self.id = id
+        self.speaksWireMock = speaksWireMock
         self.name = name
         self.port = port
         self.tag = tag
@@ -53,6 +58,7 @@ final class Session: Sendable {
         journal.clear()
         scenarios.reset()
         sequences.rewind()
+        wireMockMappings.removeAll()
         return (stubs.removeAll(), cleared)
     }
 }

@@ -18,6 +18,9 @@ final class SessionRegistry: Sendable {
     /// The server, once bound: sessions' ports are its listeners.
     private let server = Mutex<(any SessionPorts)?>(nil)
     private let host = Mutex<String>("127.0.0.1")
+    /// The listener tag of `--wiremock-port` (0 when there is none): the daemon's own session, in WireMock's dialect.
+    private let wireMockPortTag = Atomic<Int>(0)
+    static let wireMockPortListenerTag = -1
 
     /// - Parameter mainJournal: the daemon's own journal; sessions' journals take its limits and share its budget.
     init(mainJournal: Journal) {
@@ -47,6 +50,17 @@ final class SessionRegistry: Sendable {
         return session(id: id)
     }
 
+    /// Makes `tag` (`--wiremock-port`'s listener) a port of the daemon's own session that speaks WireMock's dialect.
+    func attachWireMockPort(tag: Int) {
+        byTag.withLock { $0[tag] = main }
+        wireMockPortTag.store(tag, ordering: .releasing)
+    }
+
+    /// Whether connections with this listener tag came through `--wiremock-port`.
+    func isWireMockPort(_ tag: Int) -> Bool {
+        tag == wireMockPortTag.load(ordering: .relaxed)
+    }
+
     enum CreationError: Error, CustomStringConvertible {
         case tooMany(Int)
         case cannotListen(String)
@@ -60,7 +74,7 @@ final class SessionRegistry: Sendable {
     }
 
     /// Opens a session on a port of its own.
-    func create(name: String?) throws(CreationError) -> Session {
+    func create(name: String?, speaksWireMock: Bool = false) throws(CreationError) -> Session {
         guard let server = server.withLock({ $0 }) else { throw .cannotListen("the server is not listening yet") }
         guard openCount.add(1, ordering: .relaxed).newValue <= Self.maximumSessions else {
             openCount.subtract(1, ordering: .relaxed)
@@ -74,7 +88,10 @@ final class SessionRegistry: Sendable {
             openCount.subtract(1, ordering: .relaxed)
             throw .cannotListen(error.description)
         }
-        let session = Session(id: Self.newID(), name: name, port: port, tag: tag, journal: Journal(limits: main.journal.limits, budget: main.journal.budget))
+        let session = Session(
+            id: Self.newID(), name: name, port: port, tag: tag,
+            journal: Journal(limits: main.journal.limits, budget: main.journal.budget),
+            speaksWireMock: speaksWireMock)
         byTag.withLock { $0[tag] = session }
         sessions.withLock { $0[session.id ?? ""] = session }
         return session

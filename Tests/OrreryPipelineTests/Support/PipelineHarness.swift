@@ -48,7 +48,12 @@ final class PipelineHarness {
         adminAPI = AdminAPI(
             registry: registry, sessions: sessions, https: https, environments: environments, serviceLogger: serviceLogger,
             isProxying: environments != nil, logger: logger, threads: 1, token: nil)
-        pipeline = Pipeline(registry: registry, admin: adminAPI, sessions: sessions, environments: environments, https: https)
+        let wireMockAdmin = WireMockAdmin(api: adminAPI) { [sessions] session in
+            if let id = session.id { _ = sessions.remove(id: id) }
+        }
+        pipeline = Pipeline(
+            registry: registry, admin: adminAPI, sessions: sessions, environments: environments, https: https,
+            wireMockAdmin: wireMockAdmin)
     }
 
     deinit {
@@ -99,6 +104,16 @@ final class PipelineHarness {
     ) throws -> (status: Int, json: JSONValue) {
         let (status, text) = answer(method, path, body: json, session: session, listenerTag: listenerTag, sourceLocation: sourceLocation)
         return (status, try JSONValue.parse(text))
+    }
+
+    /// Opens a session whose port speaks WireMock's admin API (with no port); returns its id and listener tag.
+    func openWireMockSession() throws -> (id: String, tag: Int) {
+        let (status, json) = try admin("POST", "/__admin/sessions", json: #"{"wiremock": true}"#)
+        #expect(status == 201)
+        #expect(json["wiremock"] == .bool(true))
+        let id = try #require(json["id"]?.stringValue)
+        let session = try #require(sessions.session(id: id))
+        return (id, session.tag)
     }
 
     /// Opens a session (with no port); returns its id and listener tag.
