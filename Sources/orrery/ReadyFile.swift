@@ -7,6 +7,7 @@ struct ReadyFile {
     var url: String
     var port: Int
     var tlsPort: Int?
+    var metricsPort: Int?
 
     var json: JSONValue {
         var members: [(String, JSONValue)] = [
@@ -14,6 +15,7 @@ struct ReadyFile {
             ("version", .string(OrreryVersion.current)),
         ]
         if let tlsPort { members.append(("tlsPort", .int(tlsPort))) }
+        if let metricsPort { members.append(("metricsPort", .int(metricsPort))) }
         return .object(members)
     }
 

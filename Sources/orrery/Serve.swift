@@ -7,6 +7,7 @@ import OrreryServer
 
 extension LogLevel: ExpressibleByArgument {}
 extension RecordMode: ExpressibleByArgument {}
+extension LogFormat: ExpressibleByArgument {}
 
 struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -36,6 +37,15 @@ struct Serve: ParsableCommand {
 
     @Flag(name: [.short, .long], help: "Log a line for every request: the same as --log-level debug.")
     var verbose = false
+
+    @Option(help: ArgumentHelp("text (lines for a person) or json (one JSON object per line: time, level, message, source, fields).", valueName: "format"))
+    var logFormat = LogFormat.text
+
+    @Option(help: ArgumentHelp("Also answer GET /metrics (and /__admin/health) on this port, to anyone: for a scraper.", valueName: "port"))
+    var metricsPort: Int?
+
+    @Flag(help: "Do not count requests (GET /__admin/metrics then has the daemon's gauges only).")
+    var noMetrics = false
 
     @Option(help: ArgumentHelp("How often to check the stubs folder for changes, in milliseconds; 0 turns it off.", valueName: "ms"))
     var watchInterval = 1000
@@ -182,6 +192,9 @@ struct Serve: ParsableCommand {
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
         if let tlsPort, !(0...65535).contains(tlsPort) { throw ValidationError("--tls-port must be between 0 and 65535.") }
+        if let metricsPort, !(0...65535).contains(metricsPort) {
+            throw ValidationError("--metrics-port must be between 0 and 65535.")
+        }
         for pattern in mitmHosts {
             do { _ = try HostPattern(pattern) } catch { throw ValidationError("--mitm-host \(error)") }
         }
@@ -214,7 +227,8 @@ struct Serve: ParsableCommand {
     func run() throws {
         let logLevel = effectiveLogLevel
         let level = logLevel
-        LoggingSystem.bootstrap { label in ConsoleLogHandler(label: label, level: level) }
+        let format = logFormat
+        LoggingSystem.bootstrap { label in format.handler(label: label, level: level) }
         let logger = Logger(label: "orrery")
 
         var configuration = DaemonConfiguration()
@@ -237,6 +251,8 @@ struct Serve: ParsableCommand {
         configuration.persistsEnvironmentChoices = !ignoreEnvState
         configuration.exitsOnStdinEOF = exitOnStdinEof
         configuration.tlsPort = tlsPort
+        configuration.metricsPort = metricsPort
+        configuration.isCountingRequests = !noMetrics
         configuration.caFolder = caDir
         configuration.interceptsEveryConnect = mitm
         configuration.interceptedHosts = mitmHosts.compactMap { try? HostPattern($0) }
@@ -284,6 +300,7 @@ struct Serve: ParsableCommand {
             Console.error("orrery: not starting: \(error)")
             throw ExitCode(1)
         }
+        daemon.bootstrapMetricsSystem()
         if !sources.isStubsFolderGiven, sources.wiremockRoots.isEmpty, !FileManager.default.fileExists(atPath: sources.stubs) {
             logger.warning(
                 "there is no stubs folder '\(sources.stubs)' here: serving no stubs until it exists (mkdir \(sources.stubs), or point --stubs at yours)")
@@ -310,11 +327,12 @@ struct Serve: ParsableCommand {
                     "Orrery \(OrreryVersion.current) listening on \(daemon.baseURL) "
                         + "(\(index.count) stubs from \(daemon.registry.fileCount) files in \(sources.stubs), "
                         + "\(configuration.http.threads) threads)"
-                        + (daemon.tlsPort.map { ", HTTPS on port \($0)" } ?? ""))
+                        + (daemon.tlsPort.map { ", HTTPS on port \($0)" } ?? "")
+                        + (daemon.metricsPort.map { ", metrics on port \($0)" } ?? ""))
             }
             if let readyFile {
                 do {
-                    try ReadyFile(url: daemon.baseURL, port: daemon.port, tlsPort: daemon.tlsPort).write(to: readyFile)
+                    try ReadyFile(url: daemon.baseURL, port: daemon.port, tlsPort: daemon.tlsPort, metricsPort: daemon.metricsPort).write(to: readyFile)
                 } catch {
                     // A harness waiting for the file would wait in vain: stop and say why.
                     readyFileError = error

@@ -14,10 +14,13 @@ final class RequestPipeline: HTTPRequestHandler {
     private let logger: Logger
     private let isDebugLogging: Bool
 
-    init(pipeline: Pipeline, proxy: ProxyForwarder?, serviceLogger: NetworkServiceLogger, logger: Logger) {
+    init(
+        pipeline: Pipeline, proxy: ProxyForwarder?, serviceLogger: NetworkServiceLogger, logger: Logger,
+        metrics: LoopMetrics? = nil
+    ) {
         self.pipeline = pipeline
         self.serviceLogger = serviceLogger
-        executor = ReplyExecutor(serviceLogger: serviceLogger, proxy: proxy)
+        executor = ReplyExecutor(serviceLogger: serviceLogger, proxy: proxy, metrics: metrics)
         self.logger = logger
         isDebugLogging = logger.logLevel <= .debug
     }
@@ -28,6 +31,7 @@ final class RequestPipeline: HTTPRequestHandler {
             peer: responder.remoteAddress, listenerTag: responder.listenerTag,
             interceptedAuthority: responder.interceptedAuthority)
         let startedAt = serviceLogger.isCapturing ? Date() : .distantPast
+        let arrivedAt = executor.metrics == nil ? 0 : MetricsLayout.now()
         let decision = pipeline.decide(incoming)
         guard let session = decision.session else {
             // Not traffic of any session: nothing to journal.
@@ -35,7 +39,8 @@ final class RequestPipeline: HTTPRequestHandler {
             return
         }
         let exchange = Exchange(
-            request: decision.rewritten ?? incoming.head, responder: responder, startedAt: startedAt, session: session)
+            request: decision.rewritten ?? incoming.head, responder: responder, startedAt: startedAt, session: session,
+            arrivedAt: arrivedAt)
         executor.carryOut(decision.reply, for: exchange)
         if isDebugLogging {
             logDecision(decision.reply, for: exchange.request)
