@@ -113,7 +113,9 @@ let package = Package(
         ),
         .testTarget(
             name: "OrreryServerTests",
-            dependencies: ["OrreryServer", "OrreryCore", "OrreryEvent", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "OrreryServer", "OrreryCore", "OrreryEvent", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         // The request pipeline as values: requests in, replies out, no port opened (the fast tier; the live tests

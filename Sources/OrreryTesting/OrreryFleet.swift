@@ -27,7 +27,9 @@ public struct OrreryFleet: Sendable {
     }
 
     /// The fleet named by `ORRERY_URL` (and `ORRERY_ADMIN_TOKEN`), or nil when it is not set.
-    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> OrreryFleet? {
+    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment)
+        -> OrreryFleet?
+    {
         guard let text = environment["ORRERY_URL"], !text.isEmpty, let url = URL(string: text) else { return nil }
         return OrreryFleet(url: url, adminToken: environment["ORRERY_ADMIN_TOKEN"])
     }
@@ -40,7 +42,8 @@ public struct OrreryFleet: Sendable {
         do {
             _ = try await client.createSession(id: id, name: name)
         } catch {
-            throw OrreryTestingError.sessionFailed("The fleet at \(url.absoluteString) did not open session \(id).", underlyingError: error)
+            throw OrreryTestingError.sessionFailed(
+                "The fleet at \(url.absoluteString) did not open session \(id).", underlyingError: error)
         }
         return OrreryFleetSession(id: id, name: name, fleet: self)
     }

@@ -32,7 +32,8 @@ public struct OrreryFleetSession: Sendable {
         do {
             try await client.endSession(id: id)
         } catch {
-            throw OrreryTestingError.sessionFailed("The fleet at \(fleet.url.absoluteString) did not end session \(id).", underlyingError: error)
+            throw OrreryTestingError.sessionFailed(
+                "The fleet at \(fleet.url.absoluteString) did not end session \(id).", underlyingError: error)
         }
     }
 }

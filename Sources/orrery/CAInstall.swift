@@ -22,7 +22,8 @@ struct CAInstall: ParsableCommand {
 
     @OptionGroup var ca: CAOptions
 
-    @Option(help: ArgumentHelp("A simulator to trust the CA: booted (every booted one) or a UDID.", valueName: "device"))
+    @Option(
+        help: ArgumentHelp("A simulator to trust the CA: booted (every booted one) or a UDID.", valueName: "device"))
     var simulator: String?
 
     @Flag(help: "Trust the CA in the system store (Debian's update-ca-certificates, macOS's security).")
@@ -68,7 +69,10 @@ struct CAInstall: ParsableCommand {
         }
         switch systemKind ?? .current {
         case .macos:
-            try Self.run(["security", "add-trusted-cert", "-d", "-r", "trustRoot", "-k", "/Library/Keychains/System.keychain", pem])
+            try Self.run([
+                "security", "add-trusted-cert", "-d", "-r", "trustRoot", "-k", "/Library/Keychains/System.keychain",
+                pem,
+            ])
         case .debian:
             let target = Self.debianFolder + "/orrery-local-ca.crt"
             do {
@@ -76,7 +80,8 @@ struct CAInstall: ParsableCommand {
                 if FileManager.default.fileExists(atPath: target) { try FileManager.default.removeItem(atPath: target) }
                 try FileManager.default.copyItem(atPath: pem, toPath: target)
             } catch {
-                Console.error("orrery: cannot copy \(pem) to \(target): \(error.localizedDescription) (run it with sudo)")
+                Console.error(
+                    "orrery: cannot copy \(pem) to \(target): \(error.localizedDescription) (run it with sudo)")
                 throw ExitCode(1)
             }
             Console.out("copied \(pem) to \(target)")
@@ -100,7 +105,9 @@ struct CAInstall: ParsableCommand {
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             let missing = process.terminationStatus == 127 ? " (\(command[0]) is not on PATH)" : ""
-            Console.error("orrery: \(command[0]) exited with status \(process.terminationStatus)\(missing); the CA is not trusted there")
+            Console.error(
+                "orrery: \(command[0]) exited with status \(process.terminationStatus)\(missing); the CA is not trusted there"
+            )
             throw ExitCode(1)
         }
     }

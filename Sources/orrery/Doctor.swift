@@ -56,9 +56,12 @@ struct Doctor: ParsableCommand {
         case let code? where code == EADDRINUSE:
             report.problem(
                 "\(host):\(port) is in use by another program (an Orrery already running?)",
-                fix: "stop it (ss -ltnp 'sport = :\(port)' names it), or serve on another port: --port 0 picks a free one")
+                fix:
+                    "stop it (ss -ltnp 'sport = :\(port)' names it), or serve on another port: --port 0 picks a free one"
+            )
         case let code? where code == EACCES:
-            report.problem("\(host):\(port) needs privileges to listen on", fix: "use a port above 1023, such as --port 8080")
+            report.problem(
+                "\(host):\(port) needs privileges to listen on", fix: "use a port above 1023, such as --port 8080")
         case let code?:
             report.problem(
                 "cannot listen on \(host):\(port): \(String(cString: strerror(code)))",
@@ -93,7 +96,9 @@ struct Doctor: ParsableCommand {
         do {
             authority = try CertificateAuthority.loadOrCreate(in: folder)
         } catch {
-            report.problem("the CA in \(folder) cannot be used: \(error)", fix: "remove \(folder) to have a new one made, then trust it again")
+            report.problem(
+                "the CA in \(folder) cannot be used: \(error)",
+                fix: "remove \(folder) to have a new one made, then trust it again")
             return
         }
         report.ok("the CA in \(folder) loads (SHA-256 \(authority.certificate.sha256Fingerprint.prefix(23))...)")
@@ -101,7 +106,8 @@ struct Doctor: ParsableCommand {
         let trusted = DoctorProbe.placesTrusting(pem: pem, systemFolder: CAInstall.debianFolder)
         if trusted.isEmpty {
             report.note(
-                "the CA is trusted nowhere this machine shows; HTTPS clients refuse --tls-port and --mitm until it is: orrery ca install --system, or --simulator booted (on a Mac), or point SSL_CERT_FILE / NODE_EXTRA_CA_CERTS at \(certificate)")
+                "the CA is trusted nowhere this machine shows; HTTPS clients refuse --tls-port and --mitm until it is: orrery ca install --system, or --simulator booted (on a Mac), or point SSL_CERT_FILE / NODE_EXTRA_CA_CERTS at \(certificate)"
+            )
         } else {
             report.ok("the CA is trusted by " + trusted.joined(separator: ", "))
         }
@@ -136,7 +142,9 @@ struct Doctor: ParsableCommand {
             }
             map = loaded
         } catch {
-            for error in error.errors { report.problem(error.description, fix: "correct \(sources.hostMapPath) (orrery validate checks it)") }
+            for error in error.errors {
+                report.problem(error.description, fix: "correct \(sources.hostMapPath) (orrery validate checks it)")
+            }
             return
         }
         for configuration in map.configurations {
@@ -144,7 +152,9 @@ struct Doctor: ParsableCommand {
                 guard let authority = entry.host else { continue }  // USER: set at run time
                 let scheme = entry.protocol ?? configuration.canonicalProtocol
                 let label = "\(entry.key) of \(configuration.canonicalHost) (\(scheme)://\(authority))"
-                switch DoctorProbe.connect(authority: authority, defaultPort: scheme == "http" ? 80 : 443, timeoutMilliseconds: connectTimeout) {
+                switch DoctorProbe.connect(
+                    authority: authority, defaultPort: scheme == "http" ? 80 : 443, timeoutMilliseconds: connectTimeout)
+                {
                 case .connected(let address):
                     report.ok("\(label) resolves and accepts connections (\(address))")
                 case .unresolved(let reason):
@@ -163,7 +173,8 @@ struct Doctor: ParsableCommand {
     private func checkStubs(_ report: inout DoctorReport) {
         guard FileManager.default.fileExists(atPath: sources.stubs) else {
             if sources.isStubsFolderGiven {
-                report.problem("the stubs folder \(sources.stubs) does not exist", fix: "create it, or point --stubs at yours")
+                report.problem(
+                    "the stubs folder \(sources.stubs) does not exist", fix: "create it, or point --stubs at yours")
             } else {
                 report.note("no stubs folder '\(sources.stubs)' here: serve would answer no stub until it exists")
             }
@@ -173,7 +184,9 @@ struct Doctor: ParsableCommand {
             let loaded = try StubLoader.loadPath(sources.stubs, maximumBodyFileBytes: sources.maxBodyFile)
             report.ok("\(loaded.stubs.count) stub(s) in \(loaded.files) file(s) under \(sources.stubs) load")
         } catch {
-            for error in error.errors { report.problem(error.description, fix: "correct the stub file (orrery validate lists every problem)") }
+            for error in error.errors {
+                report.problem(error.description, fix: "correct the stub file (orrery validate lists every problem)")
+            }
         }
     }
 }

@@ -56,7 +56,8 @@ enum DoctorProbe {
         let isLoopback = name == "localhost" || name.hasPrefix("127.") || name == "::1"
         for entry in entries where !entry.isEmpty {
             if entry == "*" || entry == name { return true }
-            if isLoopback, entry == "127.0.0.0/8" || entry == "127.0.0.1" || entry == "localhost" && name == "localhost" {
+            if isLoopback, entry == "127.0.0.0/8" || entry == "127.0.0.1" || entry == "localhost" && name == "localhost"
+            {
                 return true
             }
             let suffix = entry.hasPrefix(".") ? entry : "." + entry
@@ -93,7 +94,9 @@ enum DoctorProbe {
         guard descriptor >= 0 else { return .refused(address, String(cString: strerror(errno))) }
         defer { close(descriptor) }
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
-        if Glibc.connect(descriptor, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 { return .connected(address) }
+        if Glibc.connect(descriptor, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 {
+            return .connected(address)
+        }
         guard errno == EINPROGRESS else { return .refused(address, String(cString: strerror(errno))) }
         var poller = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
         guard poll(&poller, 1, Int32(timeoutMilliseconds)) == 1 else {
@@ -108,6 +111,6 @@ enum DoctorProbe {
     private static func numeric(_ info: addrinfo) -> String {
         var buffer = [CChar](repeating: 0, count: Int(NI_MAXHOST))
         getnameinfo(info.ai_addr, info.ai_addrlen, &buffer, socklen_t(buffer.count), nil, 0, NI_NUMERICHOST)
-        return String(cString: buffer)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -38,10 +38,16 @@ struct Serve: ParsableCommand {
     @Flag(name: [.short, .long], help: "Log a line for every request: the same as --log-level debug.")
     var verbose = false
 
-    @Option(help: ArgumentHelp("text (lines for a person) or json (one JSON object per line: time, level, message, source, fields).", valueName: "format"))
+    @Option(
+        help: ArgumentHelp(
+            "text (lines for a person) or json (one JSON object per line: time, level, message, source, fields).",
+            valueName: "format"))
     var logFormat = LogFormat.text
 
-    @Option(help: ArgumentHelp("Also answer GET /metrics (and /__admin/health) on this port, to anyone: for a scraper.", valueName: "port"))
+    @Option(
+        help: ArgumentHelp(
+            "Also answer GET /metrics (and /__admin/health) on this port, to anyone: for a scraper.", valueName: "port")
+    )
     var metricsPort: Int?
 
     @Flag(help: "Do not count requests (GET /__admin/metrics then has the daemon's gauges only).")
@@ -332,7 +338,9 @@ struct Serve: ParsableCommand {
             }
             if let readyFile {
                 do {
-                    try ReadyFile(url: daemon.baseURL, port: daemon.port, tlsPort: daemon.tlsPort, metricsPort: daemon.metricsPort).write(to: readyFile)
+                    try ReadyFile(
+                        url: daemon.baseURL, port: daemon.port, tlsPort: daemon.tlsPort, metricsPort: daemon.metricsPort
+                    ).write(to: readyFile)
                 } catch {
                     // A harness waiting for the file would wait in vain: stop and say why.
                     readyFileError = error

@@ -15,13 +15,17 @@ struct DoctorCommandTests {
             for tool in ["xcrun", "security", "update-ca-certificates"] {
                 let path = scratch.path("bin/\(tool)")
                 try scratch.write(
-                    "bin/\(tool)", "#!/bin/sh\necho \"$(basename \"$0\") $*\" >> \"\(scratch.path("calls.log"))\"\nexit \(exitStatus)\n")
+                    "bin/\(tool)",
+                    "#!/bin/sh\necho \"$(basename \"$0\") $*\" >> \"\(scratch.path("calls.log"))\"\nexit \(exitStatus)\n"
+                )
                 chmod(path, 0o755)
             }
         }
 
         /// Runs orrery with the stand-ins first on PATH and the system folder moved into the scratch folder.
-        func run(_ arguments: [String], environment: [String] = []) throws -> (status: Int32?, output: String, errors: String) {
+        func run(_ arguments: [String], environment: [String] = []) throws -> (
+            status: Int32?, output: String, errors: String
+        ) {
             let path = scratch.path("bin") + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
             let child = try OrreryProcess(
                 ["PATH=\(path)", "ORRERY_CA_CERTIFICATES_DIR=\(scratch.path("ca-certificates"))"] + environment
@@ -55,12 +59,16 @@ struct DoctorCommandTests {
         #expect(result.status == 0, "\(result.errors)")
         #expect(tools.log == "update-ca-certificates \n")
         let copied = tools.scratch.path("ca-certificates/orrery-local-ca.crt")
-        #expect(try String(contentsOfFile: copied, encoding: .utf8) == String(contentsOfFile: folder + "/ca.pem", encoding: .utf8))
+        #expect(
+            try String(contentsOfFile: copied, encoding: .utf8)
+                == String(contentsOfFile: folder + "/ca.pem", encoding: .utf8))
         #expect(result.output.contains("copied \(folder)/ca.pem to \(copied)"))
         #expect(result.output.contains("running: update-ca-certificates"))
 
         // doctor then finds it where it was put.
-        let doctor = try tools.run(["doctor", "--port", "0", "--ca-dir", folder, "--stubs", tools.scratch.path("stubs")])
+        let doctor = try tools.run([
+            "doctor", "--port", "0", "--ca-dir", folder, "--stubs", tools.scratch.path("stubs"),
+        ])
         #expect(doctor.output.contains("ok: the CA is trusted by \(copied)"), "\(doctor.output)")
     }
 
@@ -70,7 +78,9 @@ struct DoctorCommandTests {
         let folder = tools.scratch.path("ca")
         let result = try tools.run(["ca", "install", "--system", "--system-kind", "macos", "--ca-dir", folder])
         #expect(result.status == 0, "\(result.errors)")
-        #expect(tools.log == "security add-trusted-cert -d -r trustRoot -k /Library/Keychains/System.keychain \(folder)/ca.pem\n")
+        #expect(
+            tools.log
+                == "security add-trusted-cert -d -r trustRoot -k /Library/Keychains/System.keychain \(folder)/ca.pem\n")
 
         let failing = try StandIns(exitStatus: 3)
         let failed = try failing.run(["ca", "install", "--simulator", "booted", "--ca-dir", folder])
@@ -87,12 +97,18 @@ struct DoctorCommandTests {
         let upstream = try Listener()
         try scratch.write(
             "config/hosts.json",
-            #"{"configurations": [{"canonical_host": "api.example.com", "canonical_protocol": "http", "hosts": [{"key": "PROD", "host": "127.0.0.1:\#(upstream.port)"}, {"key": "USER"}]}]}"#)
+            #"{"configurations": [{"canonical_host": "api.example.com", "canonical_protocol": "http", "hosts": [{"key": "PROD", "host": "127.0.0.1:\#(upstream.port)"}, {"key": "USER"}]}]}"#
+        )
         let result = try StandIns().run(
-            ["doctor", "--port", "0", "--stubs", scratch.path("stubs"), "--config", scratch.path("config"), "--ca-dir", scratch.path("ca")],
+            [
+                "doctor", "--port", "0", "--stubs", scratch.path("stubs"), "--config", scratch.path("config"),
+                "--ca-dir", scratch.path("ca"),
+            ],
             environment: ["http_proxy=http://proxy.example:3128", "no_proxy=localhost,127.0.0.1"])
         #expect(result.status == 0, "\(result.output)\(result.errors)")
-        #expect(result.output.contains("ok: PROD of api.example.com (http://127.0.0.1:\(upstream.port)) resolves and accepts connections"))
+        #expect(
+            result.output.contains(
+                "ok: PROD of api.example.com (http://127.0.0.1:\(upstream.port)) resolves and accepts connections"))
         #expect(result.output.contains("ok: 1 stub(s) in 1 file(s)"))
         #expect(result.output.contains("no problems found."))
         #expect(!FileManager.default.fileExists(atPath: scratch.path("ca")), "doctor makes no CA")
@@ -105,18 +121,27 @@ struct DoctorCommandTests {
         let closed = try ClosedPort()
         try scratch.write(
             "config/hosts.json",
-            #"{"configurations": [{"canonical_host": "api.example.com", "canonical_protocol": "http", "hosts": [{"key": "PROD", "host": "127.0.0.1:\#(closed.port)"}]}]}"#)
+            #"{"configurations": [{"canonical_host": "api.example.com", "canonical_protocol": "http", "hosts": [{"key": "PROD", "host": "127.0.0.1:\#(closed.port)"}]}]}"#
+        )
         try scratch.write("ca/ca.pem", "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n")
         let result = try StandIns().run(
-            ["doctor", "--port", "\(taken.port)", "--stubs", scratch.path("stubs"), "--config", scratch.path("config"),
-             "--ca-dir", scratch.path("ca")],
+            [
+                "doctor", "--port", "\(taken.port)", "--stubs", scratch.path("stubs"), "--config",
+                scratch.path("config"),
+                "--ca-dir", scratch.path("ca"),
+            ],
             environment: ["HTTPS_PROXY=http://proxy.example:3128", "no_proxy=", "NO_PROXY="])
         #expect(result.status == 1, "\(result.output)")
         let output = result.output
         #expect(output.contains("problem: 127.0.0.1:\(taken.port) is in use"), "\(output)")
         #expect(output.contains("problem: the CA in \(scratch.path("ca")) is half there (ca-key.pem is missing)"))
-        #expect(output.contains("problem: HTTPS_PROXY is set (http://proxy.example:3128) and no_proxy does not cover 127.0.0.1"))
-        #expect(output.contains("problem: PROD of api.example.com (http://127.0.0.1:\(closed.port)) resolves to 127.0.0.1:\(closed.port) but a connection fails"))
+        #expect(
+            output.contains(
+                "problem: HTTPS_PROXY is set (http://proxy.example:3128) and no_proxy does not cover 127.0.0.1"))
+        #expect(
+            output.contains(
+                "problem: PROD of api.example.com (http://127.0.0.1:\(closed.port)) resolves to 127.0.0.1:\(closed.port) but a connection fails"
+            ))
         #expect(output.contains("problem: \(scratch.path("stubs/broken.yaml")):2:"), "\(output)")
         #expect(output.contains("5 problem(s) found."))
         let problems = output.split(separator: "\n").filter { $0.hasPrefix("problem: ") }.count
@@ -139,7 +164,8 @@ final class Listener {
         let descriptor = self.descriptor
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, length) == 0 && listen(descriptor, 8) == 0 && getsockname(descriptor, $0, &length) == 0
+                bind(descriptor, $0, length) == 0 && listen(descriptor, 8) == 0
+                    && getsockname(descriptor, $0, &length) == 0
             }
         }
         guard descriptor >= 0, bound else { throw POSIXError(.EADDRNOTAVAIL) }

@@ -6,7 +6,9 @@ import Testing
 /// with a 502 naming them while the others go on.
 @Suite("Fleet behind nginx")
 struct FleetTests {
-    static let nginxBinary = ["/usr/sbin/nginx", "/usr/bin/nginx"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let nginxBinary = ["/usr/sbin/nginx", "/usr/bin/nginx"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
 
     /// nginx started on its own prefix and configuration, in the foreground; stopped when dropped.
     final class Nginx {
@@ -15,14 +17,17 @@ struct FleetTests {
         let prefix: URL
 
         init(upstreams: [Int], scratch: Scratch) throws {
-            let binary = try #require(FleetTests.nginxBinary, "nginx is not installed (scripts/install-dependencies.sh --with-test-tools)")
+            let binary = try #require(
+                FleetTests.nginxBinary, "nginx is not installed (scripts/install-dependencies.sh --with-test-tools)")
             port = try FleetTests.freePort()
             prefix = scratch.url.appendingPathComponent("nginx")
             for folder in ["logs", "tmp"] {
-                try FileManager.default.createDirectory(at: prefix.appendingPathComponent(folder), withIntermediateDirectories: true)
+                try FileManager.default.createDirectory(
+                    at: prefix.appendingPathComponent(folder), withIntermediateDirectories: true)
             }
             let shipped = try String(
-                contentsOf: OrreryProcess.packageRoot.appendingPathComponent("deploy/nginx/nginx.conf"), encoding: .utf8)
+                contentsOf: OrreryProcess.packageRoot.appendingPathComponent("deploy/nginx/nginx.conf"), encoding: .utf8
+            )
             let config = try FleetTests.loopbackConfig(shipped, upstreams: upstreams, port: port, prefix: prefix.path)
             let configFile = prefix.appendingPathComponent("nginx.conf")
             try Data(config.utf8).write(to: configFile)
@@ -44,7 +49,9 @@ struct FleetTests {
         deinit {
             if process.isRunning {
                 kill(process.processIdentifier, SIGQUIT)
-                if !OrreryProcess.waitFor(seconds: 5, { !process.isRunning }) { kill(process.processIdentifier, SIGKILL) }
+                if !OrreryProcess.waitFor(seconds: 5, { !process.isRunning }) {
+                    kill(process.processIdentifier, SIGKILL)
+                }
             }
         }
     }
@@ -99,12 +106,15 @@ struct FleetTests {
 
     @Test("sessions made through nginx see only their own stubs; a killed replica's sessions get a 502 naming them")
     func fleet() throws {
-        let scratch = try Scratch(["stubs/shared.yaml": "- request: {method: GET, path: /shared}\n  response: {body: shared}\n"])
+        let scratch = try Scratch([
+            "stubs/shared.yaml": "- request: {method: GET, path: /shared}\n  response: {body: shared}\n"
+        ])
         var daemons: [OrreryProcess] = []
         var ports: [Int] = []
         for _ in 0..<3 {
             let daemon = try OrreryProcess([
-                "serve", "--port", "0", "--threads", "1", "--stubs", scratch.path("stubs"), "--config", scratch.path("config"),
+                "serve", "--port", "0", "--threads", "1", "--stubs", scratch.path("stubs"), "--config",
+                scratch.path("config"),
                 "--watch-interval", "0",
             ])
             let url = try daemon.waitUntilListening()
@@ -120,7 +130,9 @@ struct FleetTests {
             let made = try Self.call(["-X", "POST", "-H", "X-Orrery-Session: \(id)", front + "/__admin/sessions"])
             #expect(made.status == 201, "\(id): \(made.body)")
             let stub = #"{"request": {"method": "GET", "path": "/who"}, "response": {"body": "I am \#(id)"}}"#
-            let added = try Self.call(["-X", "POST", "-H", "X-Orrery-Session: \(id)", "-d", stub, front + "/__admin/stubs"])
+            let added = try Self.call([
+                "-X", "POST", "-H", "X-Orrery-Session: \(id)", "-d", stub, front + "/__admin/stubs",
+            ])
             #expect(added.status == 201, "\(id): \(added.body)")
         }
         // Where each landed, asked of each daemon directly.

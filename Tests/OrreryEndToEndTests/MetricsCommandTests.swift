@@ -23,8 +23,11 @@ struct MetricsCommandTests {
             scratch = try Scratch(["stubs/a.yaml": MetricsCommandTests.stubs])
             let readyFile = scratch.path("ready.json")
             process = try OrreryProcess(
-                ["serve", "--port", "0", "--threads", "2", "--stubs", scratch.path("stubs"), "--config", scratch.path("config"),
-                 "--ready-file", readyFile] + extra)
+                [
+                    "serve", "--port", "0", "--threads", "2", "--stubs", scratch.path("stubs"), "--config",
+                    scratch.path("config"),
+                    "--ready-file", readyFile,
+                ] + extra)
             url = try process.waitUntilListening()
             // Written just after the start-up line.
             _ = OrreryProcess.waitFor { FileManager.default.fileExists(atPath: readyFile) }
@@ -72,7 +75,9 @@ struct MetricsCommandTests {
         for _ in 0..<3 { #expect(try Self.call([daemon.url + "/hello"]).status == 200) }
         #expect(try Self.call([daemon.url + "/nowhere"]).status == 404)
         _ = try Self.call([daemon.url + "/broken"])  // closed with nothing sent
-        #expect(try Self.call(["-X", "POST", "-d", #"{"id": "metrics-1"}"#, daemon.url + "/__admin/sessions"]).status == 201)
+        #expect(
+            try Self.call(["-X", "POST", "-d", #"{"id": "metrics-1"}"#, daemon.url + "/__admin/sessions"]).status == 201
+        )
         #expect(try Self.call(["-H", "X-Orrery-Session: metrics-1", daemon.url + "/hello"]).status == 200)
         // A request the server refuses before any stub sees it: a header name with a space.
         #expect(try Self.call(["-H", "Bad Name: x", daemon.url + "/hello"]).status == 400)
@@ -80,18 +85,26 @@ struct MetricsCommandTests {
         let admin = try Self.call([daemon.url + "/__admin/metrics"])
         #expect(admin.status == 200)
         let metricsPort = try #require(daemon.ready["metricsPort"] as? Int)
-        let scraped = try Self.call(["-H", "Host: prometheus.monitoring.svc", "http://127.0.0.1:\(metricsPort)/metrics"])
+        let scraped = try Self.call([
+            "-H", "Host: prometheus.monitoring.svc", "http://127.0.0.1:\(metricsPort)/metrics",
+        ])
         #expect(scraped.status == 200)
         for text in [admin.body, scraped.body] {
             let verdict = try Self.promtool(text)
             #expect(verdict.status == 0, "promtool check metrics: \(verdict.output)\n\(text)")
         }
         let text = scraped.body
-        #expect(Self.sample(text, #"orrery_requests_total{outcome="stub",status_class="2xx",session_kind="main"}"#) == 3)
-        #expect(Self.sample(text, #"orrery_requests_total{outcome="stub",status_class="2xx",session_kind="header"}"#) == 1)
-        #expect(Self.sample(text, #"orrery_requests_total{outcome="miss",status_class="4xx",session_kind="main"}"#) == 1)
-        #expect(Self.sample(text, #"orrery_requests_total{outcome="fault",status_class="none",session_kind="main"}"#) == 1)
-        #expect(Self.sample(text, #"orrery_requests_total{outcome="rejected",status_class="4xx",session_kind="main"}"#) == 1)
+        #expect(
+            Self.sample(text, #"orrery_requests_total{outcome="stub",status_class="2xx",session_kind="main"}"#) == 3)
+        #expect(
+            Self.sample(text, #"orrery_requests_total{outcome="stub",status_class="2xx",session_kind="header"}"#) == 1)
+        #expect(
+            Self.sample(text, #"orrery_requests_total{outcome="miss",status_class="4xx",session_kind="main"}"#) == 1)
+        #expect(
+            Self.sample(text, #"orrery_requests_total{outcome="fault",status_class="none",session_kind="main"}"#) == 1)
+        #expect(
+            Self.sample(text, #"orrery_requests_total{outcome="rejected",status_class="4xx",session_kind="main"}"#) == 1
+        )
         #expect(Self.sample(text, #"orrery_request_duration_seconds_count{environment="none"}"#) == 6)
         #expect(Self.sample(text, #"orrery_request_duration_seconds_bucket{environment="none",le="+Inf"}"#) == 6)
         #expect(Self.sample(text, "orrery_sessions") == 1)
@@ -131,7 +144,9 @@ struct MetricsCommandTests {
             #expect(refused.status == 400, "id '\(bad)': \(refused.body)")
         }
         #expect(try Self.call(["-X", "POST", "-d", #"{"id": 7}"#, sessions]).status == 400)
-        #expect(try Self.call(["-X", "POST", "-d", "{\"id\": \"\(String(repeating: "b", count: 64))\"}", sessions]).status == 201)
+        #expect(
+            try Self.call(["-X", "POST", "-d", "{\"id\": \"\(String(repeating: "b", count: 64))\"}", sessions]).status
+                == 201)
 
         // Opened through the header that later requests carry: what a proxy routing by the header needs.
         let byHeader = try Self.call(["-X", "POST", "-H", "X-Orrery-Session: from-header", sessions])

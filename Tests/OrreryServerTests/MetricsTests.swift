@@ -57,9 +57,12 @@ struct MetricsTests {
         try #require(metrics.loop(1)).upstreamAnswered(environment: qa, nanoseconds: 3_000_000)
 
         var text = metrics.scrape()
-        #expect(Self.sample(text, #"orrery_requests_total{outcome="stub",status_class="2xx",session_kind="main"}"#) == 2)
-        #expect(Self.sample(text, #"orrery_requests_total{outcome="miss",status_class="4xx",session_kind="header"}"#) == 2)
-        #expect(Self.sample(text, #"orrery_requests_total{outcome="proxied",status_class="5xx",session_kind="main"}"#) == 1)
+        #expect(
+            Self.sample(text, #"orrery_requests_total{outcome="stub",status_class="2xx",session_kind="main"}"#) == 2)
+        #expect(
+            Self.sample(text, #"orrery_requests_total{outcome="miss",status_class="4xx",session_kind="header"}"#) == 2)
+        #expect(
+            Self.sample(text, #"orrery_requests_total{outcome="proxied",status_class="5xx",session_kind="main"}"#) == 1)
         #expect(Self.sample(text, #"orrery_request_duration_seconds_count{environment="none"}"#) == 4)
         #expect(Self.sample(text, #"orrery_request_duration_seconds_count{environment="QA"}"#) == 1)
         #expect(Self.sample(text, #"orrery_upstream_duration_seconds_bucket{environment="QA",le="0.0025"}"#) == 0)
@@ -69,7 +72,8 @@ struct MetricsTests {
 
         try #require(metrics.loop(0)).answered(.stub, status: 200, kind: .main, startedAt: start)
         text = metrics.scrape()
-        #expect(Self.sample(text, #"orrery_requests_total{outcome="stub",status_class="2xx",session_kind="main"}"#) == 3)
+        #expect(
+            Self.sample(text, #"orrery_requests_total{outcome="stub",status_class="2xx",session_kind="main"}"#) == 3)
         // Each series once: the same pairs are always written in one order.
         let series = text.split(separator: "\n").filter { $0.hasPrefix("orrery_requests_total{") }
         #expect(series.count == 3)
@@ -79,9 +83,13 @@ struct MetricsTests {
     func histogramShape() throws {
         let metrics = DaemonMetrics(environments: [], loops: 1)
         let block = try #require(metrics.loop(0))
-        for nanoseconds in [10_000, 70_000, 70_000, 20_000_000_000] { block.upstreamAnswered(environment: 0, nanoseconds: nanoseconds) }
+        for nanoseconds in [10_000, 70_000, 70_000, 20_000_000_000] {
+            block.upstreamAnswered(environment: 0, nanoseconds: nanoseconds)
+        }
         let text = metrics.histogramText(name: "h", upstream: true, help: "help")
-        let counts = text.split(separator: "\n").filter { $0.hasPrefix("h_bucket") }.compactMap { Double($0.split(separator: " ").last ?? "") }
+        let counts = text.split(separator: "\n").filter { $0.hasPrefix("h_bucket") }.compactMap {
+            Double($0.split(separator: " ").last ?? "")
+        }
         #expect(counts.first == 1)
         #expect(counts == counts.sorted())
         #expect(counts.last == 4)
@@ -107,10 +115,14 @@ struct MetricsTests {
         let event = LogEvent(
             level: .warning, message: "two\nlines \"quoted\"", metadata: ["loop": "3", "time": "shadowed"],
             source: "OrreryServer", file: #fileID, function: #function, line: #line)
-        let line = JSONLogHandler.line(event, label: "orrery", metadata: ["pid": .stringConvertible(42)], at: Date(timeIntervalSince1970: 1.5))
+        let line = JSONLogHandler.line(
+            event, label: "orrery", metadata: ["pid": .stringConvertible(42)], at: Date(timeIntervalSince1970: 1.5))
         #expect(line.hasSuffix("}\n"))
         #expect(line.dropLast().contains("\n") == false)
-        #expect(line.hasPrefix(#"{"time":"1970-01-01T00:00:01.500Z","level":"warning","message":"two\nlines \"quoted\"","source":"OrreryServer""#))
+        #expect(
+            line.hasPrefix(
+                #"{"time":"1970-01-01T00:00:01.500Z","level":"warning","message":"two\nlines \"quoted\"","source":"OrreryServer""#
+            ))
         let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         #expect(object["message"] as? String == "two\nlines \"quoted\"")
         #expect(object["loop"] as? String == "3")

@@ -14,7 +14,9 @@ import Testing
     @Test func fleetFromEnvironment() {
         #expect(OrreryFleet.fromEnvironment([:]) == nil)
         #expect(OrreryFleet.fromEnvironment(["ORRERY_URL": ""]) == nil)
-        let fleet = OrreryFleet.fromEnvironment(["ORRERY_URL": "http://orrery.ci.internal:8080", "ORRERY_ADMIN_TOKEN": "t"])
+        let fleet = OrreryFleet.fromEnvironment([
+            "ORRERY_URL": "http://orrery.ci.internal:8080", "ORRERY_ADMIN_TOKEN": "t",
+        ])
         #expect(fleet?.url.absoluteString == "http://orrery.ci.internal:8080")
         #expect(fleet?.adminToken == "t")
     }
@@ -36,7 +38,8 @@ import Testing
             let second = try await fleet.openSession(name: "second")
             #expect(first.id != second.id)
             for session in [first, second] {
-                try await stubRequest(.get, "/who").andReturn(.code200OK).withBody("I am \(session.id)").install(on: session.client)
+                try await stubRequest(.get, "/who").andReturn(.code200OK).withBody("I am \(session.id)").install(
+                    on: session.client)
             }
             for session in [first, second] {
                 let app = URLSession(configuration: session.urlSessionConfiguration)

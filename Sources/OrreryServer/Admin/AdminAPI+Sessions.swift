@@ -17,7 +17,8 @@ extension AdminAPI {
             name = body["name"]?.stringValue
             if let value = body["id"] {
                 guard let text = value.stringValue else {
-                    return .error(.Code400BadRequest, "The session's \"id\" must be a string such as \"ci-1234-checkout\".")
+                    return .error(
+                        .Code400BadRequest, "The session's \"id\" must be a string such as \"ci-1234-checkout\".")
                 }
                 id = text
             }
@@ -26,7 +27,8 @@ extension AdminAPI {
             if let id, id != named {
                 return .error(
                     .Code400BadRequest,
-                    "The body's id '\(id)' and the \(SessionRegistry.header) header's '\(named)' differ; a request that opens a session may name it in either, the same way.")
+                    "The body's id '\(id)' and the \(SessionRegistry.header) header's '\(named)' differ; a request that opens a session may name it in either, the same way."
+                )
             }
             id = named
         }
@@ -41,7 +43,9 @@ extension AdminAPI {
             logger.debug("session \(session.id ?? "") opened on port \(session.port)")
             return .json(describe(session), status: 201)
         } catch {
-            if case .taken = error { return .error(.Code409Conflict, error.description, details: [("id", .string(id ?? ""))]) }
+            if case .taken = error {
+                return .error(.Code409Conflict, error.description, details: [("id", .string(id ?? ""))])
+            }
             return .error(.Code503ServiceUnavailable, error.description)
         }
     }

@@ -111,15 +111,19 @@ public final class Daemon: Sendable {
                 registry: registry, admin: admin, sessions: sessions, environments: proxyEnvironments, https: https,
                 isOffline: configuration.isOffline, templateBudget: configuration.templateBudget, via: via)
             return RequestPipeline(
-                pipeline: pipeline, proxy: proxy, serviceLogger: serviceLogger, logger: logger, metrics: metrics.loop(index))
+                pipeline: pipeline, proxy: proxy, serviceLogger: serviceLogger, logger: logger,
+                metrics: metrics.loop(index))
         }
         admin.listening(host: configuration.http.host, port: server.port)
-        metrics.attach(Self.metricSources(server: server, sessions: sessions, registry: registry, serviceLogger: serviceLogger))
+        metrics.attach(
+            Self.metricSources(server: server, sessions: sessions, registry: registry, serviceLogger: serviceLogger))
         if let port = configuration.metricsPort {
             var http = configuration.http
             http.port = port
             http.threads = 1
-            metricsServer = try HTTPServer(configuration: http) { _, _ in MetricsEndpoint(metrics: metrics, admin: admin) }
+            metricsServer = try HTTPServer(configuration: http) { _, _ in
+                MetricsEndpoint(metrics: metrics, admin: admin)
+            }
         } else {
             metricsServer = nil
         }

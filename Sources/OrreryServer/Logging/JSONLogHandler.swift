@@ -37,7 +37,8 @@ public struct JSONLogHandler: LogHandler {
     /// them is kept under `field.<name>`.
     static func line(_ event: LogEvent, label: String, metadata: Logger.Metadata, at date: Date) -> String {
         var members = [
-            ("time", quote(timestamp(date))), ("level", quote("\(event.level)")), ("message", quote("\(event.message)")),
+            ("time", quote(timestamp(date))), ("level", quote("\(event.level)")),
+            ("message", quote("\(event.message)")),
             ("source", quote(event.source)), ("logger", quote(label)),
         ]
         let fixed = Set(members.map(\.0))
@@ -52,12 +53,17 @@ public struct JSONLogHandler: LogHandler {
         switch value {
         case .string(let text): quote(text)
         case .stringConvertible(let convertible):
-            if let number = convertible as? any BinaryInteger { "\(number)" } else if let flag = convertible as? Bool { "\(flag)" } else {
+            if let number = convertible as? any BinaryInteger {
+                "\(number)"
+            } else if let flag = convertible as? Bool {
+                "\(flag)"
+            } else {
                 quote(convertible.description)
             }
         case .array(let items): "[" + items.map(json).joined(separator: ",") + "]"
         case .dictionary(let fields):
-            "{" + fields.sorted { $0.key < $1.key }.map { "\(quote($0.key)):\(json($0.value))" }.joined(separator: ",") + "}"
+            "{" + fields.sorted { $0.key < $1.key }.map { "\(quote($0.key)):\(json($0.value))" }.joined(separator: ",")
+                + "}"
         }
     }
 

@@ -104,10 +104,13 @@ final class DaemonMetrics: Sendable {
                         ?? registry.makeCounter(
                             descriptor: MetricNameDescriptor(
                                 namespace: "orrery", metricName: "requests", unitName: "total",
-                                helpText: "Requests answered, by who answered them, status class and how the session was reached."),
+                                helpText:
+                                    "Requests answered, by who answered them, status class and how the session was reached."
+                            ),
                             // One fixed order: the same pairs in another order would be another series.
                             labels: [
-                                ("outcome", outcome.label), ("status_class", statusClass.label), ("session_kind", kind.label),
+                                ("outcome", outcome.label), ("status_class", statusClass.label),
+                                ("session_kind", kind.label),
                             ])
                     state.requests[slot] = counter
                     counter.increment(by: Int64(delta))
@@ -125,13 +128,17 @@ final class DaemonMetrics: Sendable {
         let journal = sources.journal()
         set(&state, "journal_entries", "Exchanges the journals of every session hold.", journal.entries)
         set(&state, "journal", "Bytes the journals of every session hold.", journal.bytes, unit: "bytes")
-        add(&state, "connections_accepted", "Client connections accepted.", server.reduce(0) { $0 + $1.connectionsOpened })
+        add(
+            &state, "connections_accepted", "Client connections accepted.",
+            server.reduce(0) { $0 + $1.connectionsOpened })
         add(&state, "tls_handshakes", "TLS handshakes completed.", server.reduce(0) { $0 + $1.tlsHandshakes })
         add(
             &state, "tls_handshake_failures", "TLS connections that ended before their handshake completed.",
             server.reduce(0) { $0 + $1.tlsHandshakeFailures })
         let reloads = sources.reloads()
-        add(&state, "reloads", "Loads of the stub files that published a new set, the first included.", reloads.published)
+        add(
+            &state, "reloads", "Loads of the stub files that published a new set, the first included.",
+            reloads.published)
         add(&state, "reload_failures", "Loads of the stub files that failed; the running set stayed.", reloads.failed)
         add(
             &state, "traffic_log_drops", "Exchanges left out of the traffic log because its disk fell behind.",
@@ -154,7 +161,8 @@ final class DaemonMetrics: Sendable {
             state.counters[name]
             ?? (
                 registry.makeCounter(
-                    descriptor: MetricNameDescriptor(namespace: "orrery", metricName: name, unitName: "total", helpText: help)),
+                    descriptor: MetricNameDescriptor(
+                        namespace: "orrery", metricName: name, unitName: "total", helpText: help)),
                 0
             )
         if total > entry.folded { entry.counter.increment(by: Int64(total - entry.folded)) }

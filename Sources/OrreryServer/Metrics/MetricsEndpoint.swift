@@ -20,7 +20,8 @@ final class MetricsEndpoint: HTTPRequestHandler {
         case (_, "/metrics"), (_, "/__admin/health"): reply = .methodNotAllowed(request, allowed: ["GET"])
         default:
             reply = .error(
-                .Code404NotFound, "The metrics port answers GET /metrics and GET /__admin/health only; the rest is on the daemon's port.")
+                .Code404NotFound,
+                "The metrics port answers GET /metrics and GET /__admin/health only; the rest is on the daemon's port.")
         }
         responder.send(reply.response.encoded)
     }

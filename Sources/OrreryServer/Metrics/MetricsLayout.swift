@@ -31,7 +31,8 @@ struct MetricsLayout: Sendable {
     var slotCount: Int { Self.requestSeries + 2 * histogramSlots }
 
     static func requestSlot(_ outcome: MetricOutcome, _ statusClass: StatusClass, _ kind: SessionKind) -> Int {
-        (outcome.rawValue * StatusClass.allCases.count + statusClass.rawValue) * SessionKind.allCases.count + kind.rawValue
+        (outcome.rawValue * StatusClass.allCases.count + statusClass.rawValue) * SessionKind.allCases.count
+            + kind.rawValue
     }
 
     /// The first slot of a histogram's block for an environment: `upstream` picks the second histogram.

@@ -70,7 +70,8 @@ final class SessionRegistry: Sendable {
             switch self {
             case .tooMany(let limit): "\(limit) sessions are open, the most there may be; end some first (DELETE /__admin/sessions/{id})."
             case .cannotListen(let reason): "The session's port could not be opened: \(reason)."
-            case .taken(let id): "A session '\(id)' is open already; choose another id, or end it first (DELETE /__admin/sessions/\(id))."
+            case .taken(let id):
+                "A session '\(id)' is open already; choose another id, or end it first (DELETE /__admin/sessions/\(id))."
             }
         }
     }
@@ -81,11 +82,13 @@ final class SessionRegistry: Sendable {
         // Claimed before the port is opened, so two creations of one id cannot both succeed.
         let id = chosen ?? Self.newID()
         let placeholder = Session(id: id, name: name, port: 0, tag: -1, journal: main.journal)
-        guard sessions.withLock({ open in
-            guard open[id] == nil else { return false }
-            open[id] = placeholder
-            return true
-        }) else { throw .taken(id) }
+        guard
+            sessions.withLock({ open in
+                guard open[id] == nil else { return false }
+                open[id] = placeholder
+                return true
+            })
+        else { throw .taken(id) }
         do throws(CreationError) {
             return try open(id: id, name: name, server: server)
         } catch {
@@ -107,7 +110,9 @@ final class SessionRegistry: Sendable {
             openCount.subtract(1, ordering: .relaxed)
             throw .cannotListen(error.description)
         }
-        let session = Session(id: id, name: name, port: port, tag: tag, journal: Journal(limits: main.journal.limits, budget: main.journal.budget))
+        let session = Session(
+            id: id, name: name, port: port, tag: tag,
+            journal: Journal(limits: main.journal.limits, budget: main.journal.budget))
         byTag.withLock { $0[tag] = session }
         sessions.withLock { $0[session.id ?? ""] = session }
         return session
