@@ -1,4 +1,4 @@
-import Glibc
+import Foundation
 
 /// Where each series lives in a loop's block of counters: the request counters by outcome, status class and session
 /// kind, then two histograms (request duration, upstream latency), each with a bucket, sum and count per environment.
