@@ -21,6 +21,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        // Metrics: swift-metrics' factory for any library that records through it, swift-prometheus for the registry
+        // and the text format; swift-atomics for the per-loop counters the request path bumps without a lock.
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
         // `swift package generate-documentation` (scripts/docs.sh): a command plugin, linked into no target.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         // OpenAPI documents: 3.1 (OpenAPIKit), 3.0 (OpenAPIKit30) and Swagger 2.0 (OpenAPIKitCompat). Without its
@@ -70,6 +75,9 @@ let package = Package(
             dependencies: [
                 "OrreryCore", "OrreryEvent",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Atomics", package: "swift-atomics"),
             ],
             // The dashboard's files are compiled in through Dashboard/DashboardFiles.swift, generated from them by
             // scripts/embed-dashboard-assets.py: no resource bundle to ship beside the binary.
@@ -105,7 +113,9 @@ let package = Package(
         ),
         .testTarget(
             name: "OrreryServerTests",
-            dependencies: ["OrreryServer", "OrreryCore", "OrreryEvent"],
+            dependencies: [
+                "OrreryServer", "OrreryCore", "OrreryEvent", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         // The request pipeline as values: requests in, replies out, no port opened (the fast tier; the live tests

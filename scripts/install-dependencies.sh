@@ -3,7 +3,7 @@
 # OpenSSL and pthreads, zlib, pkg-config) and, with --with-test-tools, the programs its tests drive: curl, Python
 # with requests and openapi-schema-validator, Node.js, headless Chromium and chromedriver (the dashboard's browser
 # tests), openssl, and Java with the Python package wiremock, whose standalone WireMock jar the WireMock comparison
-# runs against.
+# runs against, nginx (the fleet test) and promtool (Debian's prometheus, the metrics test).
 #
 #   scripts/install-dependencies.sh                    # what building and serving need (scripts/run.sh)
 #   scripts/install-dependencies.sh --with-test-tools  # and what the tests use (scripts/test.sh)
@@ -32,6 +32,9 @@ if $with_test_tools; then
     command -v unshare >/dev/null 2>&1 || missing+=(util-linux)
     # javac too: the WireMock admin tests compile a program against WireMock's Java client.
     command -v javac >/dev/null 2>&1 || missing+=(default-jdk-headless)
+    # The fleet test runs three daemons behind a real nginx; the metrics test checks the text with promtool.
+    command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
+    command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then

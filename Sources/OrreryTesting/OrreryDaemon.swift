@@ -345,7 +345,14 @@ extension OrreryDaemon {
     public func openSession(name: String? = nil) async throws -> OrreryTestSession {
         let session: OrrerySession
         do {
-            session = try await client.createSession(name: name)
+            if isAttached {
+                // A daemon running elsewhere may be a fleet behind a proxy that routes by X-Orrery-Session: the id is
+                // chosen here and named in the header, so the creation lands where the session's requests will go.
+                let id = OrreryFleet.newID(for: name)
+                session = try await client.inSession(id).createSession(id: id, name: name)
+            } else {
+                session = try await client.createSession(name: name)
+            }
         } catch {
             throw failure("The daemon at \(url.absoluteString) did not open a session.", error)
         }

@@ -1,6 +1,10 @@
 import Foundation
 import OrreryClient
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// One test's own Orrery: a session on a shared daemon, with its own port, API stubs, journal and scenarios.
 ///
 /// Point the code under test at ``url`` and stub and verify with ``client``: both reach this session alone, so tests
@@ -19,7 +23,22 @@ public struct OrreryTestSession: Sendable {
     public let daemon: OrreryDaemon
 
     /// A client for this session's admin API: stubs added, requests verified and `reset()` touch this session only.
-    public var client: OrreryClient { OrreryClient(baseURL: url) }
+    /// On a daemon running elsewhere (`ORRERY_URL`, perhaps a fleet behind a proxy) it calls the daemon's URL with
+    /// `X-Orrery-Session`, which reaches the session wherever its own port is not reachable.
+    public var client: OrreryClient {
+        daemon.isAttached ? OrreryClient(baseURL: daemon.url, session: id) : OrreryClient(baseURL: url)
+    }
+
+    /// A configuration for the app's `URLSession` that sends `X-Orrery-Session: id` with every request: with it the
+    /// app may call the daemon's (or a fleet's) URL, `daemon.url`, instead of the session's own port, which a proxy
+    /// in front of several daemons does not reach.
+    public var urlSessionConfiguration: URLSessionConfiguration {
+        let configuration = URLSessionConfiguration.ephemeral
+        var headers = configuration.httpAdditionalHeaders ?? [:]
+        headers["X-Orrery-Session"] = id
+        configuration.httpAdditionalHeaders = headers
+        return configuration
+    }
 
     /// `url` with `path` appended, such as `session.url("/v1/forecast")`.
     public func url(_ path: String) -> URL {

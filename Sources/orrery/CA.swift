@@ -11,7 +11,7 @@ struct CA: ParsableCommand {
             self-signed certificate (ca.pem) in --ca-dir. Clients that trust ca.pem accept the certificates \
             Orrery presents. The key never leaves the folder.
             """,
-        subcommands: [CAExport.self]
+        subcommands: [CAExport.self, CAInstall.self]
     )
 }
 

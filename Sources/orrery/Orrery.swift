@@ -12,7 +12,7 @@ struct Orrery: ParsableCommand {
             with 'orrery validate'.
             """,
         version: OrreryVersion.current,
-        subcommands: [Serve.self, Validate.self, Export.self, Import.self, CA.self],
+        subcommands: [Serve.self, Validate.self, Export.self, Import.self, CA.self, Doctor.self],
         defaultSubcommand: Serve.self
     )
 }

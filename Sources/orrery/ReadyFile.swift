@@ -8,6 +8,7 @@ struct ReadyFile {
     var port: Int
     var tlsPort: Int?
     var wireMockPort: Int?
+    var metricsPort: Int?
 
     var json: JSONValue {
         var members: [(String, JSONValue)] = [
@@ -16,6 +17,7 @@ struct ReadyFile {
         ]
         if let tlsPort { members.append(("tlsPort", .int(tlsPort))) }
         if let wireMockPort { members.append(("wiremockPort", .int(wireMockPort))) }
+        if let metricsPort { members.append(("metricsPort", .int(metricsPort))) }
         return .object(members)
     }
 

@@ -7,6 +7,7 @@ import OrreryServer
 
 extension LogLevel: ExpressibleByArgument {}
 extension RecordMode: ExpressibleByArgument {}
+extension LogFormat: ExpressibleByArgument {}
 
 struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -36,6 +37,21 @@ struct Serve: ParsableCommand {
 
     @Flag(name: [.short, .long], help: "Log a line for every request: the same as --log-level debug.")
     var verbose = false
+
+    @Option(
+        help: ArgumentHelp(
+            "text (lines for a person) or json (one JSON object per line: time, level, message, source, fields).",
+            valueName: "format"))
+    var logFormat = LogFormat.text
+
+    @Option(
+        help: ArgumentHelp(
+            "Also answer GET /metrics (and /__admin/health) on this port, to anyone: for a scraper.", valueName: "port")
+    )
+    var metricsPort: Int?
+
+    @Flag(help: "Do not count requests (GET /__admin/metrics then has the daemon's gauges only).")
+    var noMetrics = false
 
     @Option(help: ArgumentHelp("How often to check the stubs folder for changes, in milliseconds; 0 turns it off.", valueName: "ms"))
     var watchInterval = 1000
@@ -192,6 +208,9 @@ struct Serve: ParsableCommand {
         if let wiremockPort, !(0...65535).contains(wiremockPort) {
             throw ValidationError("--wiremock-port must be between 0 and 65535.")
         }
+        if let metricsPort, !(0...65535).contains(metricsPort) {
+            throw ValidationError("--metrics-port must be between 0 and 65535.")
+        }
         for pattern in mitmHosts {
             do { _ = try HostPattern(pattern) } catch { throw ValidationError("--mitm-host \(error)") }
         }
@@ -224,7 +243,8 @@ struct Serve: ParsableCommand {
     func run() throws {
         let logLevel = effectiveLogLevel
         let level = logLevel
-        LoggingSystem.bootstrap { label in ConsoleLogHandler(label: label, level: level) }
+        let format = logFormat
+        LoggingSystem.bootstrap { label in format.handler(label: label, level: level) }
         let logger = Logger(label: "orrery")
 
         var configuration = DaemonConfiguration()
@@ -248,6 +268,8 @@ struct Serve: ParsableCommand {
         configuration.exitsOnStdinEOF = exitOnStdinEof
         configuration.tlsPort = tlsPort
         configuration.wireMockPort = wiremockPort
+        configuration.metricsPort = metricsPort
+        configuration.isCountingRequests = !noMetrics
         configuration.caFolder = caDir
         configuration.interceptsEveryConnect = mitm
         configuration.interceptedHosts = mitmHosts.compactMap { try? HostPattern($0) }
@@ -295,6 +317,7 @@ struct Serve: ParsableCommand {
             Console.error("orrery: not starting: \(error)")
             throw ExitCode(1)
         }
+        daemon.bootstrapMetricsSystem()
         if !sources.isStubsFolderGiven, sources.wiremockRoots.isEmpty, !FileManager.default.fileExists(atPath: sources.stubs) {
             logger.warning(
                 "there is no stubs folder '\(sources.stubs)' here: serving no stubs until it exists (mkdir \(sources.stubs), or point --stubs at yours)")
@@ -322,13 +345,14 @@ struct Serve: ParsableCommand {
                         + "(\(index.count) stubs from \(daemon.registry.fileCount) files in \(sources.stubs), "
                         + "\(configuration.http.threads) threads)"
                         + (daemon.tlsPort.map { ", HTTPS on port \($0)" } ?? "")
-                        + (daemon.wireMockPort.map { ", WireMock's admin API on port \($0)" } ?? ""))
+                        + (daemon.wireMockPort.map { ", WireMock's admin API on port \($0)" } ?? "")
+                        + (daemon.metricsPort.map { ", metrics on port \($0)" } ?? ""))
             }
             if let readyFile {
                 do {
                     try ReadyFile(
                         url: daemon.baseURL, port: daemon.port, tlsPort: daemon.tlsPort,
-                        wireMockPort: daemon.wireMockPort
+                        wireMockPort: daemon.wireMockPort, metricsPort: daemon.metricsPort
                     ).write(to: readyFile)
                 } catch {
                     // A harness waiting for the file would wait in vain: stop and say why.

@@ -5,6 +5,15 @@ extension OrreryClient {
         try await send(Call("POST", "sessions", body: name.map { ["name": .string($0)] } ?? .object([])))
     }
 
+    /// `POST /__admin/sessions` with `{"id": id}`: opens a session under an id chosen by the caller (1 to 64 of
+    /// `A-Za-z0-9._-`), as a fleet behind a proxy that routes by `X-Orrery-Session` needs; a client made with
+    /// `session: id` also names it in that header, so the creation reaches the replica that will hold it.
+    public func createSession(id: String, name: String? = nil) async throws -> OrrerySession {
+        var body: [(key: String, value: JSON)] = [("id", .string(id))]
+        if let name { body.append(("name", .string(name))) }
+        return try await send(Call("POST", "sessions", body: .object(body)))
+    }
+
     /// `GET /__admin/sessions`: the sessions open.
     public func sessions() async throws -> [OrrerySession] {
         try await send(Call("GET", "sessions"), as: SessionList.self).sessions

@@ -10,6 +10,8 @@ public final class HTTPServer: Sendable {
     public let port: Int
     /// The event loops, one per thread, in worker order.
     public let loops: [EventLoop]
+    /// What each loop has done (connections, TLS handshakes, refused requests), in worker order.
+    public let counters: [ServerCounters]
     private let state: Mutex<State>
 
     private struct State: @unchecked Sendable {
@@ -49,6 +51,7 @@ public final class HTTPServer: Sendable {
             throw error
         }
         self.loops = loops
+        counters = workers.map(\.counters)
         state = Mutex(State(workers: workers))
     }
 

@@ -75,6 +75,7 @@ extension ServerConnection {
         let events = Int32(what)
         if events & BEV_EVENT_CONNECTED != 0 {
             isHandshaking = false
+            worker.counters.handshakeCompleted()
             updateTimer()
             return
         }
@@ -86,6 +87,7 @@ extension ServerConnection {
             flush()
             return
         }
+        if isHandshaking { worker.counters.handshakeFailed() }
         close()
     }
 

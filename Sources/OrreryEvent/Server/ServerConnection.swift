@@ -175,6 +175,7 @@ final class ServerConnection {
                 output.append(Payload(HTTP1Encoder.continueResponse))
                 action = machine.next()
             case .reject(let error):
+                worker.counters.rejected(status: error.status.code)
                 output.append(EncodedResponse(error, closing: true).head)
                 output.append(worker.tails.tail(hasOwnDate: false, connection: .close))
                 output.append(Payload(error.body))

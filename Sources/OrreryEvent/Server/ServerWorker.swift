@@ -14,6 +14,8 @@ final class ServerWorker {
     /// Where every connection of the loop receives into, read from before the next recv().
     let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
     private let onEvent: @Sendable (ServerEvent) -> Void
+    /// What this loop has done, for the metrics.
+    let counters = ServerCounters()
     private var listeners: [Listener] = []
     private var connections: [ObjectIdentifier: ServerConnection] = [:]
     private var tunnels: [ObjectIdentifier: Tunnel] = [:]
@@ -82,6 +84,7 @@ final class ServerWorker {
             }
         guard let connection = made else { return }
         connections[ObjectIdentifier(connection)] = connection
+        counters.connectionOpened(nowOpen: connections.count)
         acceptPauseMilliseconds = 0
         if openCount >= configuration.maxConnectionsPerLoop, !isAtConnectionLimit {
             isAtConnectionLimit = true
@@ -126,6 +129,7 @@ final class ServerWorker {
 
     func connectionClosed(_ connection: ServerConnection) {
         connections[ObjectIdentifier(connection)] = nil
+        counters.connectionClosed(nowOpen: connections.count)
         resumeAcceptingBelowLimit()
     }
 

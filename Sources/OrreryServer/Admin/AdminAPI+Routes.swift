@@ -5,6 +5,9 @@ import OrreryCore
 extension AdminAPI {
     static let routes: [AdminRoute] = [
         AdminRoute("GET", "/__admin/health", "liveness, version, uptime and counts") { api, call in api.health(session: call.session) },
+        AdminRoute("GET", "/__admin/metrics", "the daemon's metrics in the Prometheus text format") { api, _ in
+            api.metricsText()
+        },
         AdminRoute("POST", "/__admin/reset", "API stubs gone, stub files read again, journal cleared, sequences rewound") {
             api, call in
             // A session's reset (its port, or X-Orrery-Session) is its own; the daemon's reads the stub files again.

@@ -4,10 +4,13 @@ import OrreryCore
 
 /// `/__admin/sessions`: private Orreries inside the daemon, one per test, each on a port of its own.
 extension AdminAPI {
-    /// `POST /__admin/sessions`, optionally `{"name": "..."}`: 201 with `{"id", "port", "url"}`. With
-    /// `{"wiremock": true}` the session's port speaks WireMock's admin API (docs/wiremock.md).
+    /// `POST /__admin/sessions`, optionally `{"name": "...", "id": "..."}`: 201 with `{"id", "port", "url"}`. The
+    /// id may be chosen by the creator (in the body, or in `X-Orrery-Session`): 400 when it is not 1-64 of
+    /// `A-Za-z0-9._-`, 409 when a session has it. With `{"wiremock": true}` the session's port speaks WireMock's
+    /// admin API (docs/wiremock.md).
     func openSession(_ request: HTTPRequest) -> AdminReply {
         var name: String?
+        var id: String?
         var speaksWireMock = false
         if !request.body.isEmpty {
             guard let body = try? JSONValue.parse(request.body), case .object = body else {
@@ -15,12 +18,37 @@ extension AdminAPI {
             }
             name = body["name"]?.stringValue
             speaksWireMock = body["wiremock"]?.boolValue == true
+            if let value = body["id"] {
+                guard let text = value.stringValue else {
+                    return .error(
+                        .Code400BadRequest, "The session's \"id\" must be a string such as \"ci-1234-checkout\".")
+                }
+                id = text
+            }
+        }
+        if let named = request.headers[SessionRegistry.header] {
+            if let id, id != named {
+                return .error(
+                    .Code400BadRequest,
+                    "The body's id '\(id)' and the \(SessionRegistry.header) header's '\(named)' differ; a request that opens a session may name it in either, the same way."
+                )
+            }
+            id = named
+        }
+        if let id, !SessionRegistry.isValidID(id) {
+            return .error(
+                .Code400BadRequest,
+                "A session id is 1 to 64 characters of A-Z, a-z, 0-9, '.', '_' and '-', not '\(id)'.",
+                details: [("id", .string(id))])
         }
         do {
-            let session = try sessions.create(name: name, speaksWireMock: speaksWireMock)
+            let session = try sessions.create(name: name, id: id, speaksWireMock: speaksWireMock)
             logger.debug("session \(session.id ?? "") opened on port \(session.port)")
             return .json(describe(session), status: 201)
         } catch {
+            if case .taken = error {
+                return .error(.Code409Conflict, error.description, details: [("id", .string(id ?? ""))])
+            }
             return .error(.Code503ServiceUnavailable, error.description)
         }
     }

@@ -23,12 +23,15 @@ final class AdminAPI: Sendable {
     private let access: Mutex<AdminAccess>
     /// `--record`'s folder: where `POST /__admin/recordings/start` records when its body names none.
     let defaultRecordingFolder: String?
+    /// What `GET /__admin/metrics` scrapes.
+    let metrics: DaemonMetrics?
 
     init(
         registry: StubRegistry, sessions: SessionRegistry, https: HTTPS, environments: EnvironmentRegistry?,
         serviceLogger: NetworkServiceLogger, isProxying: Bool, logger: Logger, threads: Int, token: String?,
-        defaultRecordingFolder: String? = nil
+        defaultRecordingFolder: String? = nil, metrics: DaemonMetrics? = nil
     ) {
+        self.metrics = metrics
         self.defaultRecordingFolder = defaultRecordingFolder
         self.registry = registry
         self.sessions = sessions
@@ -53,7 +56,18 @@ final class AdminAPI: Sendable {
     /// The answer to an admin call, as a value: the 401 or 403 when it may not use the API, else its endpoint's.
     /// - Parameter isThroughSessionPort: it came through a session's own port, which answers for that session alone.
     func reply(to request: HTTPRequest, peer: String, session: Session, isThroughSessionPort: Bool) -> AdminReply {
-        authorize(request, remoteAddress: peer) ?? route(request, session: session, isThroughSessionPort: isThroughSessionPort)
+        // A probe comes by the pod's address, under whatever name: health says nothing a token guards.
+        if request.method == "GET", request.path == Self.prefix + "/health" { return health(session: session) }
+        return authorize(request, remoteAddress: peer)
+            ?? route(request, session: session, isThroughSessionPort: isThroughSessionPort)
+    }
+
+    /// `GET /__admin/metrics`: the Prometheus text format.
+    func metricsText() -> AdminReply {
+        guard let metrics else { return .error(.Code404NotFound, "This daemon keeps no metrics.") }
+        return AdminReply(
+            status: 200, headers: ["Content-Type": DaemonMetrics.contentType, "Cache-Control": "no-store"],
+            body: Array(metrics.scrape().utf8))
     }
 
     /// Nil when the request may use the API, else the 401 or 403 that says why not.

@@ -22,6 +22,12 @@ public final class Daemon: Sendable {
     public let wireMockPort: Int?
     private let server: HTTPServer
     private let logger: Logger
+    /// Counted per event loop, folded when scraped (`GET /__admin/metrics`, `--metrics-port`).
+    let metrics: DaemonMetrics
+    /// `--metrics-port`'s own small server, when there is one.
+    private let metricsServer: HTTPServer?
+    /// The port `--metrics-port` bound, when there is one.
+    public var metricsPort: Int? { metricsServer?.port }
 
     /// Loads the stubs and the host map (throwing every error found) and binds the port; serving starts with
     /// `start` or `run`.
@@ -85,10 +91,14 @@ public final class Daemon: Sendable {
         } else {
             tlsEndpoint = nil
         }
+        let metrics = DaemonMetrics(
+            environments: Self.environmentKeys(environments?.map), loops: configuration.http.threads,
+            isCountingRequests: configuration.isCountingRequests)
+        self.metrics = metrics
         let admin = AdminAPI(
             registry: registry, sessions: sessions, https: https, environments: environments, serviceLogger: serviceLogger,
             isProxying: proxyEnvironments != nil, logger: logger, threads: configuration.http.threads,
-            token: configuration.adminToken, defaultRecordingFolder: configuration.recording?.folder)
+            token: configuration.adminToken, defaultRecordingFolder: configuration.recording?.folder, metrics: metrics)
         let wireMockAdmin = WireMockAdmin(api: admin) { [sessions] session in
             // WireMock's shutdown ends the server it is sent to: a session's, or with --wiremock-port the daemon.
             if let id = session.id {
@@ -101,7 +111,7 @@ public final class Daemon: Sendable {
         // This daemon's name in the Via of what it forwards: a request that comes back with it is a loop.
         let via = ProxyHeaders.requestVia(token: String(UInt32.random(in: 0x1000_0000...UInt32.max), radix: 16))
         server = try HTTPServer(configuration: configuration.http, onEvent: { event in Self.log(event, logger) }) {
-            _, loop throws(EventError) in
+            index, loop throws(EventError) in
             let proxy = try proxyEnvironments.map { environments throws(EventError) in
                 ProxyForwarder(
                     environments: environments, client: try UpstreamClient(loop: loop, configuration: configuration.upstream),
@@ -111,9 +121,23 @@ public final class Daemon: Sendable {
                 registry: registry, admin: admin, sessions: sessions, environments: proxyEnvironments, https: https,
                 isOffline: configuration.isOffline, templateBudget: configuration.templateBudget, via: via,
                 wireMockAdmin: wireMockAdmin)
-            return RequestPipeline(pipeline: pipeline, proxy: proxy, serviceLogger: serviceLogger, logger: logger)
+            return RequestPipeline(
+                pipeline: pipeline, proxy: proxy, serviceLogger: serviceLogger, logger: logger,
+                metrics: metrics.loop(index))
         }
         admin.listening(host: configuration.http.host, port: server.port)
+        metrics.attach(
+            Self.metricSources(server: server, sessions: sessions, registry: registry, serviceLogger: serviceLogger))
+        if let port = configuration.metricsPort {
+            var http = configuration.http
+            http.port = port
+            http.threads = 1
+            metricsServer = try HTTPServer(configuration: http) { _, _ in
+                MetricsEndpoint(metrics: metrics, admin: admin)
+            }
+        } else {
+            metricsServer = nil
+        }
         serviceLogger.recorder.listening(port: server.port)
         // Started once the port is known, so that the recording folder's lock names it.
         if let settings = configuration.recording {
@@ -202,11 +226,13 @@ public final class Daemon: Sendable {
     /// Starts the event loop threads and returns.
     public func start() throws {
         try server.start()
+        try metricsServer?.start()
     }
 
     /// Graceful stop: no new connections, queued responses delivered, threads joined.
     public func stop() {
         server.shutdown(drainMilliseconds: configuration.drainTimeoutMilliseconds)
+        metricsServer?.shutdown(drainMilliseconds: 0)
         // Every exchange answered is queued by now: write it out before the process goes.
         serviceLogger.stopTrafficLog()
         serviceLogger.recorder.stop()

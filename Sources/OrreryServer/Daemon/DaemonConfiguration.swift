@@ -64,6 +64,10 @@ public struct DaemonConfiguration: Sendable {
     public var trafficLog: TrafficLogSettings?
     /// `--record`: the recording session to start with.
     public var recording: RecordingSettings?
+    /// `--no-metrics` turns off counting requests (`GET /__admin/metrics` then has the daemon's gauges only).
+    public var isCountingRequests = true
+    /// `--metrics-port`: a port that answers `GET /metrics` (and `/__admin/health`) to anyone, for a scraper.
+    public var metricsPort: Int?
 
     /// `hosts.json` in the config folder.
     public var hostMapPath: String { (configFolder.hasSuffix("/") ? configFolder : configFolder + "/") + "hosts.json" }

@@ -10,12 +10,17 @@ struct Exchange {
     /// When the request arrived (`.distantPast` when nothing captures exchanges).
     let startedAt: Date
     let session: Session
+    /// When the request arrived by `MetricsLayout.now()`, for its duration in the metrics (0 when not counted).
+    let arrivedAt: Int
 
-    init(_ incoming: consuming PipelineRequest, responder: Responder, startedAt: Date, session: Session) {
+    init(
+        _ incoming: consuming PipelineRequest, responder: Responder, startedAt: Date, session: Session, arrivedAt: Int = 0
+    ) {
         self.incoming = incoming
         self.responder = responder
         self.startedAt = startedAt
         self.session = session
+        self.arrivedAt = arrivedAt
     }
 
     var request: HTTPRequest { incoming.head }

@@ -9,6 +9,8 @@ struct ReplyExecutor {
     let serviceLogger: NetworkServiceLogger
     /// Nil when the proxy is off.
     let proxy: ProxyForwarder?
+    /// This loop's counters; nil with `--no-metrics`.
+    var metrics: LoopMetrics?
 
     func carryOut(_ reply: Reply, for exchange: Exchange) {
         switch reply {
@@ -44,7 +46,8 @@ struct ReplyExecutor {
                 plan, exchange.request, responder: exchange.responder, captureLimit: captureLimit,
                 hooks: ProxyRelay.Hooks(
                     answered: { response, outcome in carryOut(.made(response, outcome: outcome), for: exchange) },
-                    journal: { [serviceLogger] status, headers, body, bodySize, outcome in
+                    journal: { [serviceLogger, metrics] status, headers, body, bodySize, outcome in
+                        metrics?.count(outcome, fault: nil, status: status, for: exchange)
                         serviceLogger.log(exchange, status: status, headers: headers, body: body, bodySize: bodySize, outcome: outcome)
                     },
                     record: record))
@@ -79,6 +82,7 @@ struct ReplyExecutor {
     }
 
     private func log(_ prepared: PreparedResponse, of entry: IndexedStub, for exchange: Exchange) {
+        metrics?.answered(.stub, status: prepared.status, kind: exchange.sessionKind, startedAt: exchange.arrivedAt)
         serviceLogger.log(
             exchange, status: prepared.status, headers: prepared.headers, body: prepared.body,
             outcome: .stub(id: entry.stub.id, name: entry.stub.name, location: entry.stub.location))
@@ -87,6 +91,7 @@ struct ReplyExecutor {
     /// Journals the answer, then sends it: whole, at its bandwidth limit, or cut.
     private func send(_ answer: Answer, for exchange: Exchange) {
         if let record = answer.record {
+            metrics?.count(record.outcome, fault: record.fault, status: record.status.code, for: exchange)
             serviceLogger.log(
                 exchange, status: record.status.code, headers: record.headers, body: record.body, outcome: record.outcome,
                 fault: record.fault)
@@ -105,6 +110,7 @@ struct ReplyExecutor {
     private func carryOut(_ fault: Fault, outcome: JournalEntry.Outcome, for exchange: Exchange) {
         let responder = exchange.responder
         let nothing = (status: 0, headers: HTTPHeaders(), body: Payload.empty)
+        if fault != .truncatedBody { metrics?.count(outcome, fault: fault.rawValue, status: 0, for: exchange) }
         switch fault {
         case .connectionReset:
             serviceLogger.log(exchange, status: 0, headers: nothing.headers, body: nothing.body, outcome: outcome, fault: fault.rawValue)

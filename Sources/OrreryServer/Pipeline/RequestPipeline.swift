@@ -14,10 +14,13 @@ final class RequestPipeline: HTTPRequestHandler {
     private let logger: Logger
     private let isDebugLogging: Bool
 
-    init(pipeline: Pipeline, proxy: ProxyForwarder?, serviceLogger: NetworkServiceLogger, logger: Logger) {
+    init(
+        pipeline: Pipeline, proxy: ProxyForwarder?, serviceLogger: NetworkServiceLogger, logger: Logger,
+        metrics: LoopMetrics? = nil
+    ) {
         self.pipeline = pipeline
         self.serviceLogger = serviceLogger
-        executor = ReplyExecutor(serviceLogger: serviceLogger, proxy: proxy)
+        executor = ReplyExecutor(serviceLogger: serviceLogger, proxy: proxy, metrics: metrics)
         self.logger = logger
         isDebugLogging = logger.logLevel <= .debug
     }
@@ -36,13 +39,15 @@ final class RequestPipeline: HTTPRequestHandler {
     /// at its last use; a local consumed there was copied first.
     private func answer(_ incoming: consuming PipelineRequest, responder: Responder) {
         let startedAt = serviceLogger.isCapturing ? Date() : .distantPast
+        let arrivedAt = executor.metrics == nil ? 0 : MetricsLayout.now()
         let decision = pipeline.decide(incoming)
         guard let session = decision.session else {
             // Not traffic of any session: nothing to journal.
             if case .answer(let answer) = decision.reply { responder.send(answer.response) }
             return
         }
-        let exchange = Exchange(incoming, responder: responder, startedAt: startedAt, session: session)
+        let exchange = Exchange(
+            incoming, responder: responder, startedAt: startedAt, session: session, arrivedAt: arrivedAt)
         executor.carryOut(decision.reply, for: exchange)
         if isDebugLogging {
             logDecision(decision.reply, for: exchange.request)

@@ -47,7 +47,23 @@ final class SessionRegistry: Sendable {
         // The fields were walked once already, while the request was read: only a request that has the header
         // looks for it again.
         guard request.namesSession, let id = request.headers[Self.header] else { return main }
-        return session(id: id)
+        // The request that opens a session may carry the header naming it, so a proxy that routes by the header
+        // sends the creation where the session's later requests go.
+        if let open = session(id: id) { return open }
+        return request.method == "POST" && request.path == "/__admin/sessions" ? main : nil
+    }
+
+    /// Whether `id` may name a session: 1 to 64 of `A-Za-z0-9._-`.
+    static func isValidID(_ id: String) -> Bool {
+        (1...64).contains(id.utf8.count)
+            && id.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
+                    true
+                default: false
+                }
+            }
     }
 
     /// Makes `tag` (`--wiremock-port`'s listener) a port of the daemon's own session that speaks WireMock's dialect.
@@ -64,18 +80,40 @@ final class SessionRegistry: Sendable {
     enum CreationError: Error, CustomStringConvertible {
         case tooMany(Int)
         case cannotListen(String)
+        case taken(String)
 
         var description: String {
             switch self {
             case .tooMany(let limit): "\(limit) sessions are open, the most there may be; end some first (DELETE /__admin/sessions/{id})."
             case .cannotListen(let reason): "The session's port could not be opened: \(reason)."
+            case .taken(let id):
+                "A session '\(id)' is open already; choose another id, or end it first (DELETE /__admin/sessions/\(id))."
             }
         }
     }
 
-    /// Opens a session on a port of its own.
-    func create(name: String?, speaksWireMock: Bool = false) throws(CreationError) -> Session {
+    /// Opens a session on a port of its own, under `id` when its creator chose one (checked with `isValidID`).
+    func create(name: String?, id chosen: String? = nil, speaksWireMock: Bool = false) throws(CreationError) -> Session {
         guard let server = server.withLock({ $0 }) else { throw .cannotListen("the server is not listening yet") }
+        // Claimed before the port is opened, so two creations of one id cannot both succeed.
+        let id = chosen ?? Self.newID()
+        let placeholder = Session(id: id, name: name, port: 0, tag: -1, journal: main.journal)
+        guard
+            sessions.withLock({ open in
+                guard open[id] == nil else { return false }
+                open[id] = placeholder
+                return true
+            })
+        else { throw .taken(id) }
+        do throws(CreationError) {
+            return try open(id: id, name: name, speaksWireMock: speaksWireMock, server: server)
+        } catch {
+            sessions.withLock { _ = $0.removeValue(forKey: id) }
+            throw error
+        }
+    }
+
+    private func open(id: String, name: String?, speaksWireMock: Bool, server: any SessionPorts) throws(CreationError) -> Session {
         guard openCount.add(1, ordering: .relaxed).newValue <= Self.maximumSessions else {
             openCount.subtract(1, ordering: .relaxed)
             throw .tooMany(Self.maximumSessions)
@@ -89,7 +127,7 @@ final class SessionRegistry: Sendable {
             throw .cannotListen(error.description)
         }
         let session = Session(
-            id: Self.newID(), name: name, port: port, tag: tag,
+            id: id, name: name, port: port, tag: tag,
             journal: Journal(limits: main.journal.limits, budget: main.journal.budget),
             speaksWireMock: speaksWireMock)
         byTag.withLock { $0[tag] = session }

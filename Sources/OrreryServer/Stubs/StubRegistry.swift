@@ -14,6 +14,8 @@ public final class StubRegistry: Sendable {
     private let generationCounter = Atomic<Int>(0)
     /// Serialises reloads, so two at once cannot publish out of order.
     private let reloadLock = Mutex<Void>(())
+    /// Loads of the stub files that published (the first included) and that failed, for the metrics.
+    private let loadCounts = Mutex<(published: Int, failed: Int)>((0, 0))
 
     private struct State {
         var loader: StubLoader
@@ -80,11 +82,21 @@ public final class StubRegistry: Sendable {
     /// set stays as it was and every error is thrown.
     @discardableResult
     public func reload() throws(SourceErrors) -> (stubs: Int, files: Int) {
-        try reloadLock.withLock { _ throws(SourceErrors) in
-            let loaded = try loadFiles()
-            return publish { state in apply(loaded, to: &state) }
+        do throws(SourceErrors) {
+            let result = try reloadLock.withLock { _ throws(SourceErrors) in
+                let loaded = try loadFiles()
+                return publish { state in apply(loaded, to: &state) }
+            }
+            loadCounts.withLock { $0.published += 1 }
+            return result
+        } catch {
+            loadCounts.withLock { $0.failed += 1 }
+            throw error
         }
     }
+
+    /// Loads of the stub files that published (the first included) and that failed, since start-up.
+    public var reloadCounts: (published: Int, failed: Int) { loadCounts.withLock { $0 } }
 
     /// The stub files (and the recording folder, unless a session pinned it) read again for a reset: the stubs and
     /// files loaded, or why they did not load (the stubs read before then stay).
