@@ -57,6 +57,10 @@ struct ReplyExecutor {
             }
         case .stream(let start):
             start(exchange.responder)
+        case .webSocket(let entry, let script, let budget):
+            WebSocketStubSession.start(script, of: entry, for: exchange, serviceLogger: serviceLogger, budget: budget)
+        case .events(let entry, let prepared, let script):
+            EventStreamPlayer.start(script, prepared: prepared, of: entry, for: exchange, serviceLogger: serviceLogger)
         }
     }
 
