@@ -171,6 +171,22 @@ enum Trampolines {
         Unmanaged<UpgradedConnection>.fromOpaque(context).takeUnretainedValue().event(what)
     }
 
+    static let rawUpstreamReadable: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, context in
+        guard let context else { return }
+        Unmanaged<UpstreamSocket>.fromOpaque(context).takeUnretainedValue().readable()
+    }
+
+    static let rawUpstreamWritable: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, context in
+        guard let context else { return }
+        Unmanaged<UpstreamSocket>.fromOpaque(context).takeUnretainedValue().writable()
+    }
+
+    static let rawUpstreamEvent: @convention(c) (OpaquePointer?, Int16, UnsafeMutableRawPointer?) -> Void = {
+        _, what, context in
+        guard let context else { return }
+        Unmanaged<UpstreamSocket>.fromOpaque(context).takeUnretainedValue().event(what)
+    }
+
     static let endOfInputReadable: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = { _, _, context in
         guard let context else { return }
         let watcher = Unmanaged<EndOfInputWatcher>.fromOpaque(context).takeUnretainedValue()

@@ -133,3 +133,26 @@ if __name__ == "__main__":
         raw(sys.argv[3])
     elif mode == "events":
         events(sys.argv[3])
+
+
+async def forwarded():
+    """Through Orrery to the host map's upstream: the socket opened to 127.0.0.1, the URL naming api.example.com."""
+    sock = socket.create_connection(("127.0.0.1", PORT), timeout=5)
+    seen = []
+    async with websockets.connect("ws://api.example.com/feed", sock=sock, proxy=None, open_timeout=5) as ws:
+        seen.append(await asyncio.wait_for(ws.recv(), 5))
+        await ws.send("hi")
+        seen.append(await asyncio.wait_for(ws.recv(), 5))
+        await ws.send(b"\x01\x02\x03")
+        seen.append(list(await asyncio.wait_for(ws.recv(), 5)))
+        await ws.send("close")
+        try:
+            await asyncio.wait_for(ws.recv(), 5)
+            code = None
+        except websockets.ConnectionClosed as closed:
+            code = closed.rcvd.code
+    print(json.dumps({"seen": seen, "closeCode": code}))
+
+
+if __name__ == "__main__" and sys.argv[1] == "forwarded":
+    asyncio.run(forwarded())

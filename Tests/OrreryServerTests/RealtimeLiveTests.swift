@@ -208,4 +208,36 @@ struct RealtimeLiveTests {
             #expect(journal.contains { ($0["request"] as? [String: Any])?["path"] as? String == "/live" })
         }
     }
+
+    @Test(
+        "A WebSocket no stub answers is forwarded to the host map's upstream, frame by frame, and journaled",
+        .enabled(if: hasWebsockets))
+    func forwarded() async throws {
+        let upstream = try FixtureProcess("websocket_upstream.py")
+        defer { upstream.stop() }
+        let map = hostMap([("PROD", "127.0.0.1:\(upstream.port)", "http")])
+        try await LiveServer.with(files: ["config/hosts.json": map]) { server in
+            let result = try Self.python("forwarded", port: server.port)
+            let seen = try #require(result["seen"] as? [Any])
+            #expect(seen.count == 3)
+            #expect(seen.first as? String == "opened /feed")
+            #expect(seen.dropFirst().first as? String == "echo: hi")
+            #expect(seen.last as? [Int] == [3, 2, 1])
+            #expect(result["closeCode"] as? Int == 4001)
+            let entry = try #require(try await Self.journal(server).first)
+            #expect((entry["response"] as? [String: Any])?["status"] as? Int == 101)
+            #expect((entry["proxied"] as? [String: Any])?["environment"] as? String == "PROD")
+            let messages = try #require(entry["messages"] as? [[String: Any]])
+            let texts = messages.compactMap { message -> String? in
+                guard let text = message["text"] as? String, let direction = message["direction"] as? String else {
+                    return nil
+                }
+                return direction + " " + text
+            }
+            #expect(Array(texts.prefix(3)) == ["server opened /feed", "client hi", "server echo: hi"])
+            #expect(messages.contains { $0["opcode"] as? String == "binary" && $0["direction"] as? String == "client" })
+            #expect(
+                messages.contains { $0["opcode"] as? String == "close" && $0["text"] as? String == "4001 asked to" })
+        }
+    }
 }

@@ -38,6 +38,10 @@ struct ReplyExecutor {
             }
         case .forward(let plan):
             guard let proxy else { return }
+            if WebSocketHandshake.isUpgrade(exchange.request) {
+                WebSocketRelay.start(plan, for: exchange, proxy: proxy, serviceLogger: serviceLogger)
+                return
+            }
             var captureLimit = serviceLogger.isCapturing ? exchange.session.journal.limits.maximumBodyBytes : 0
             let record = recording(exchange.request, plan, proxy: proxy, captureLimit: &captureLimit)
             proxy.forward(
