@@ -1,4 +1,5 @@
 import Foundation
+import OrreryServer
 import Testing
 
 /// WebSocket and server-sent-event stubs, with real clients: Python's `websockets`, Node's WebSocket, curl, and raw
@@ -238,6 +239,38 @@ struct RealtimeLiveTests {
             #expect(messages.contains { $0["opcode"] as? String == "binary" && $0["direction"] as? String == "client" })
             #expect(
                 messages.contains { $0["opcode"] as? String == "close" && $0["text"] as? String == "4001 asked to" })
+        }
+    }
+
+    @Test(
+        "A forwarded WebSocket is recorded into a stub that replays the server's messages, offline",
+        .enabled(if: hasWebsockets))
+    func recordedAndReplayed() async throws {
+        let recordings = try RecordingLiveTests.recordingFolder()
+        defer { try? FileManager.default.removeItem(at: recordings) }
+        let upstream = try FixtureProcess("websocket_upstream.py")
+        let map = hostMap([("PROD", "127.0.0.1:\(upstream.port)", "http")])
+        let recorded = try await LiveServer.with(files: ["config/hosts.json": map]) {
+            $0.recording = RecordingSettings(folder: recordings.path)
+        } _: { server in
+            let result = try Self.python("forwarded", port: server.port)
+            _ = try await server.request("POST", "/__admin/recordings/stop")
+            return result
+        }
+        upstream.stop()
+        let file = recordings.appendingPathComponent("api.example.com/feed.WEBSOCKET.json")
+        #expect(FileManager.default.fileExists(atPath: file.path))
+        // No upstream now, and the daemon offline: the recording answers.
+        try await LiveServer.with(files: [:]) {
+            $0.isOffline = true
+            $0.recording = RecordingSettings(folder: recordings.path, mode: .none)
+        } _: { server in
+            let replayed = try Self.python("forwarded", port: server.port)
+            #expect(replayed["closeCode"] as? Int == recorded["closeCode"] as? Int)
+            let seen = try #require(replayed["seen"] as? [Any])
+            #expect(seen.first as? String == "opened /feed")
+            #expect(seen.dropFirst().first as? String == "echo: hi")
+            #expect(seen.last as? [Int] == [3, 2, 1])
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import OrreryCore
 import OrreryEvent
 
@@ -22,6 +23,12 @@ final class WebSocketRelay: UpstreamSocketHandler, UpgradedConnectionHandler {
     private var messages: [JournalMessage] = []
     private var openedAt = Date()
     private var isJournaled = false
+    /// Where the socket is recorded, when a recording takes it: the session, the host the fixture requires and its
+    /// folder; and the frames so far (data messages only, at most `JournalMessage.maximumCount`).
+    private var recording: (session: Int, host: String?, folder: String)?
+    private var recordedFrames: [RealtimeFixture.Frame] = []
+    private var recordedBytes = 0
+    private var recordBodyLimit = 0
 
     /// An upgrade answer larger than this is not a WebSocket's.
     private static let maximumHeadBytes = 64 * 1024
@@ -47,6 +54,14 @@ final class WebSocketRelay: UpstreamSocketHandler, UpgradedConnectionHandler {
             to: plan.upstream, for: exchange.request, clientAddress: exchange.responder.remoteAddress, handler: relay)
         relay.socket = socket
         relay.requestHead = head
+        let recorder = serviceLogger.recorder
+        if recorder.isRecording {
+            let target = proxy.recordingTarget(for: exchange.request, plan)
+            if let session = recorder.shouldRecord(exchange.request, host: target.host) {
+                relay.recording = (session, target.host, target.folder)
+                relay.recordBodyLimit = proxy.recordBodyLimit
+            }
+        }
     }
 
     private var outcome: JournalEntry.Outcome {
@@ -178,11 +193,20 @@ final class WebSocketRelay: UpstreamSocketHandler, UpgradedConnectionHandler {
             direction == "client" ? clientFrames.received(bytes).events : upstreamFrames.received(bytes).events
         for event in events {
             switch event {
-            case .message(let message): note(direction, message.opcode, message.payload)
+            case .message(let message):
+                note(direction, message.opcode, message.payload)
+                keep(message, fromClient: direction == "client")
             case .ping(let payload): note(direction, .ping, payload)
             case .pong(let payload): note(direction, .pong, payload)
             case .close(let code, let reason):
                 note(direction, .close, code.map { [UInt8($0 >> 8), UInt8($0 & 0xFF)] + Array(reason.utf8) } ?? [])
+                if recording != nil, let code {
+                    recordedFrames.append(
+                        RealtimeFixture.Frame(
+                            fromClient: direction == "client",
+                            milliseconds: Int(Date().timeIntervalSince(openedAt) * 1000),
+                            isText: true, payload: Array(reason.utf8), closeCode: code))
+                }
             }
         }
     }
@@ -203,9 +227,38 @@ final class WebSocketRelay: UpstreamSocketHandler, UpgradedConnectionHandler {
                 size: payload.count, text: text))
     }
 
+    /// Keeps a data message for the recording, up to `--record-body-limit` bytes in all; past it the socket is not
+    /// recorded.
+    private func keep(_ message: WebSocketMessage, fromClient: Bool) {
+        guard recording != nil else { return }
+        recordedBytes += message.payload.count
+        guard recordedBytes <= recordBodyLimit, recordedFrames.count < JournalMessage.maximumCount else {
+            let message =
+                "not recorded: the WebSocket \(exchange.request.target): its messages are over --record-body-limit "
+                + "or \(JournalMessage.maximumCount) messages"
+            serviceLogger.recorder.logger.warning("\(message)")
+            recording = nil
+            recordedFrames = []
+            return
+        }
+        recordedFrames.append(
+            RealtimeFixture.Frame(
+                fromClient: fromClient, milliseconds: Int(Date().timeIntervalSince(openedAt) * 1000),
+                isText: message.isText,
+                payload: message.payload))
+    }
+
     private func journal() {
         guard !isJournaled else { return }
         isJournaled = true
+        if let recording, responseStatus == 101 {
+            let stub = RealtimeFixture.webSocketStub(
+                path: exchange.request.path, host: recording.host, frames: recordedFrames)
+            serviceLogger.recorder.recordFile(
+                session: recording.session,
+                relativePath: RealtimeFixture.webSocketFile(folder: recording.folder, path: exchange.request.path),
+                text: stub.prettyEncoded + "\n")
+        }
         serviceLogger.log(
             exchange, status: responseStatus, headers: responseHeaders, body: Payload.empty, outcome: outcome,
             messages: messages)
