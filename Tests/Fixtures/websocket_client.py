@@ -102,11 +102,11 @@ def raw(frames_hex):
     print(json.dumps({"status": head.split(b"\r\n")[0].decode(), "frames": frames}))
 
 
-def events(path):
+def events(path, host="127.0.0.1"):
     """Reads a server-sent event stream to its end; prints each event with the milliseconds since the request."""
     sock = socket.create_connection(("127.0.0.1", PORT), timeout=5)
     started = time.monotonic()
-    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n".encode())
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\n\r\n".encode())
     buffer = b""
     arrivals = []
     while True:
@@ -133,6 +133,8 @@ if __name__ == "__main__":
         raw(sys.argv[3])
     elif mode == "events":
         events(sys.argv[3])
+    elif mode == "proxied-events":
+        events(sys.argv[3], host="api.example.com")
 
 
 async def forwarded():

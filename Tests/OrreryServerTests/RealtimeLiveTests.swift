@@ -273,4 +273,24 @@ struct RealtimeLiveTests {
             #expect(seen.last as? [Int] == [3, 2, 1])
         }
     }
+
+    @Test(
+        "A proxied event stream reaches the client as the upstream sends it, not when it ends",
+        .enabled(if: ClientProcess.isInstalled("python3")))
+    func proxiedEvents() async throws {
+        let upstream = try FixtureProcess.upstream(name: "prod")
+        defer { upstream.stop() }
+        try await LiveServer.with(files: [
+            "config/hosts.json": hostMap([("PROD", "127.0.0.1:\(upstream.port)", "http")])
+        ]) { server in
+            let result = try Self.python("proxied-events", port: server.port, "/events?ms=300&count=3")
+            let raw = try #require(result["raw"] as? String)
+            #expect(raw.contains("data: tick 0\n\n"))
+            #expect(raw.contains("data: tick 2\n\n"))
+            let arrivals = try #require(result["arrivals"] as? [Double])
+            #expect(arrivals.count == 3)
+            // Three events 300 ms apart: the first must not wait for the last.
+            if arrivals.count == 3 { #expect(arrivals[2] - arrivals[0] >= 450) }
+        }
+    }
 }
