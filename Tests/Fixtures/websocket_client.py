@@ -53,6 +53,25 @@ async def isolated():
     print(json.dumps({"answers": answers}))
 
 
+async def many(count):
+    """Opens COUNT sockets at once, then has each say hello and hear its own answer; prints how many did."""
+    sockets = []
+    try:
+        for _ in range(count):
+            ws = await websockets.connect(URL + "/chat", proxy=None, open_timeout=10, compression=None)
+            sockets.append(ws)
+            await asyncio.wait_for(ws.recv(), 10)
+        for index, ws in enumerate(sockets):
+            await ws.send(f"hello {index}")
+        answered = 0
+        for index, ws in enumerate(sockets):
+            if await asyncio.wait_for(ws.recv(), 10) == f"you said hello {index}":
+                answered += 1
+    finally:
+        await asyncio.gather(*(ws.close() for ws in sockets), return_exceptions=True)
+    print(json.dumps({"opened": len(sockets), "answered": answered}))
+
+
 def raw(frames_hex):
     """Sends an opening handshake and then raw frame bytes; prints the status line and the close frame received."""
     sock = socket.create_connection(("127.0.0.1", PORT), timeout=5)
@@ -129,6 +148,8 @@ if __name__ == "__main__":
         asyncio.run(script())
     elif mode == "isolated":
         asyncio.run(isolated())
+    elif mode == "many":
+        asyncio.run(many(int(sys.argv[3])))
     elif mode == "raw":
         raw(sys.argv[3])
     elif mode == "events":

@@ -293,4 +293,16 @@ struct RealtimeLiveTests {
             if arrivals.count == 3 { #expect(arrivals[2] - arrivals[0] >= 450) }
         }
     }
+
+    @Test(
+        "1,000 WebSockets open at once each get their own answers, and the daemon goes on serving",
+        .enabled(if: hasWebsockets))
+    func thousandSockets() async throws {
+        try await LiveServer.with(files: ["stubs/chat.yaml": Self.chat]) { server in
+            let result = try Self.python("many", port: server.port, "1000")
+            #expect(result["opened"] as? Int == 1000)
+            #expect(result["answered"] as? Int == 1000)
+            #expect(try await server.request("/scores").status == 200)
+        }
+    }
 }

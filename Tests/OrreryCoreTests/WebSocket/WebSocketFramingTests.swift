@@ -5,7 +5,8 @@ import Testing
 
 /// The frame parser held to the Autobahn test suite's cases (categories 1-7 and 9), as values: each case's frames
 /// as a client writes them, fed whole, a byte at a time and cut at every point, and what a server must do with them.
-/// The case numbers are Autobahn's (crossbario/autobahn-testsuite, `autobahntestsuite/case/`); see SOURCES.md.
+/// The case numbers are Autobahn's (crossbario/autobahn-testsuite, `autobahntestsuite/case/`); see
+/// Tests/Fixtures/autobahn/SOURCES.md.
 @Suite("WebSocket framing (Autobahn cases)")
 struct WebSocketFramingTests {
     static let key: [UInt8] = [0x37, 0xFA, 0x21, 0x3D]
