@@ -30,7 +30,9 @@ public struct StubDecoder {
         self.makeID = makeID
     }
 
-    static let stubKeys = ["name", "id", "priority", "request", "response", "responses", "scenario", "requiredState", "newState"]
+    static let stubKeys = [
+        "name", "id", "priority", "request", "response", "responses", "scenario", "requiredState", "newState",
+    ]
     static let requestKeys = [
         "method", "host", "path", "url", "urlPattern", "pathPattern", "query", "headers", "body", "websocket",
     ]
