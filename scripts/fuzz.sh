@@ -4,6 +4,7 @@
 #
 #   scripts/fuzz.sh request 600        # the request parser and the connection state machine
 #   scripts/fuzz.sh response 60        # the response parser the upstream client uses
+#   scripts/fuzz.sh websocket 600      # the WebSocket frame parser
 #   scripts/fuzz.sh stubs 600          # stub files, YAML and JSON, through the loader's parser and StubDecoder
 #   scripts/fuzz.sh all 600            # every target, one after another, SECONDS each; a summary at the end
 #   scripts/fuzz.sh build [TARGET...]  # build only (every target when none is named)
@@ -33,6 +34,15 @@ http1_sources=(
     Sources/OrreryCore/Status/HTTPStatusCode.swift
     Sources/OrreryCore/JSON/*.swift
     Sources/OrreryCore/Source/SourceNode.swift
+)
+# The WebSocket framing alone.
+websocket_sources=(
+    Sources/OrreryCore/WebSocket/WebSocketOpcode.swift
+    Sources/OrreryCore/WebSocket/WebSocketCloseCode.swift
+    Sources/OrreryCore/WebSocket/WebSocketLimits.swift
+    Sources/OrreryCore/WebSocket/WebSocketMessage.swift
+    Sources/OrreryCore/WebSocket/WebSocketFrameWriter.swift
+    Sources/OrreryCore/WebSocket/WebSocketParser.swift
 )
 is_http1_target() { [ "$1" = request ] || [ "$1" = response ]; }
 all_targets() { for file in fuzz/targets/*.swift; do basename "$file" .swift; done; }
@@ -94,6 +104,12 @@ build_target() {
     local target=$1
     [ -f "fuzz/targets/$target.swift" ] || { echo "no fuzz target fuzz/targets/$target.swift" >&2; exit 2; }
     mkdir -p "$out/corpus/$target" "$out/artifacts/$target" "$out/logs"
+    if [ "$target" = websocket ]; then
+        is_stale "$out/$target" "fuzz/targets/$target.swift" "${websocket_sources[@]}" || return 0
+        echo "Building $out/$target ..." >&2
+        "${swiftc_fuzz[@]}" -module-name OrreryFuzz "fuzz/targets/$target.swift" "${websocket_sources[@]}" -o "$out/$target"
+        return 0
+    fi
     if is_http1_target "$target"; then
         is_stale "$out/$target" "fuzz/targets/$target.swift" "${http1_sources[@]}" || return 0
         echo "Building $out/$target ..." >&2

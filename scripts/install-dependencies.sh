@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs, on Debian or Ubuntu and only when missing, the system libraries Orrery builds against (libevent with
 # OpenSSL and pthreads, zlib, pkg-config) and, with --with-test-tools, the programs its tests drive: curl, Python
-# with requests and openapi-schema-validator, Node.js, headless Chromium and chromedriver (the dashboard's browser
+# with requests, websockets and openapi-schema-validator, Node.js, headless Chromium and chromedriver (the dashboard's browser
 # tests), openssl, and Java with the Python package wiremock, whose standalone WireMock jar the WireMock comparison
 # runs against, nginx (the fleet test) and promtool (Debian's prometheus, the metrics test).
 #
@@ -65,6 +65,12 @@ if $with_test_tools && ! python3 -c "import requests" >/dev/null 2>&1; then
     else
         python3 -m pip install --quiet requests
     fi
+fi
+
+# The Python package websockets: the WebSocket client and upstream of the real-time tests.
+if $with_test_tools && ! python3 -c "import websockets" >/dev/null 2>&1; then
+    echo "Installing the Python package websockets ..." >&2
+    python3 -m pip install --quiet "websockets>=12" || python3 -m pip install --quiet --break-system-packages "websockets>=12"
 fi
 
 # The Python package wiremock: its standalone WireMock jar is the reference scripts/wiremock-compare.py runs.

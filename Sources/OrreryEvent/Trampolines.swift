@@ -155,6 +155,38 @@ enum Trampolines {
         Unmanaged<Tunnel>.fromOpaque(context).takeUnretainedValue().event(side, what)
     }
 
+    static let upgradedReadable: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, context in
+        guard let context else { return }
+        Unmanaged<UpgradedConnection>.fromOpaque(context).takeUnretainedValue().readable()
+    }
+
+    static let upgradedWritable: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, context in
+        guard let context else { return }
+        Unmanaged<UpgradedConnection>.fromOpaque(context).takeUnretainedValue().writable()
+    }
+
+    static let upgradedEvent: @convention(c) (OpaquePointer?, Int16, UnsafeMutableRawPointer?) -> Void = {
+        _, what, context in
+        guard let context else { return }
+        Unmanaged<UpgradedConnection>.fromOpaque(context).takeUnretainedValue().event(what)
+    }
+
+    static let rawUpstreamReadable: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, context in
+        guard let context else { return }
+        Unmanaged<UpstreamSocket>.fromOpaque(context).takeUnretainedValue().readable()
+    }
+
+    static let rawUpstreamWritable: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, context in
+        guard let context else { return }
+        Unmanaged<UpstreamSocket>.fromOpaque(context).takeUnretainedValue().writable()
+    }
+
+    static let rawUpstreamEvent: @convention(c) (OpaquePointer?, Int16, UnsafeMutableRawPointer?) -> Void = {
+        _, what, context in
+        guard let context else { return }
+        Unmanaged<UpstreamSocket>.fromOpaque(context).takeUnretainedValue().event(what)
+    }
+
     static let endOfInputReadable: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = { _, _, context in
         guard let context else { return }
         let watcher = Unmanaged<EndOfInputWatcher>.fromOpaque(context).takeUnretainedValue()

@@ -13,6 +13,7 @@ Prints "PORT <n>" once listening, then serves until killed:
   /stream?seconds=N  a chunked body of 64 KiB chunks, written as fast as the reader takes them, for N seconds
                      (&length=1 frames it with a Content-Length far larger than what is sent, then closes)
   /drip?ms=M&count=K a chunked body: K small chunks, one every M milliseconds
+  /events?ms=M&count=K  server-sent events: K events, one every M milliseconds, then the end
   /stall?ms=M        the head and a first chunk, then M milliseconds of silence, then the end
   /status/N          an empty response with status N
   /rec/...           what recording must keep exactly: json, text (UTF-8), image.png (binary), deflate,
@@ -129,6 +130,24 @@ class Handler(BaseHTTPRequestHandler):
                 for index in range(count):
                     time.sleep(delay)
                     self.wfile.write(b"2\r\n%02d\r\n" % (index % 100))
+                    self.wfile.flush()
+                self.wfile.write(b"0\r\n\r\n")
+                self.wfile.flush()
+            except OSError:
+                self.close_connection = True
+        elif url.path == "/events":
+            delay = int(query.get("ms", ["100"])[0]) / 1000
+            count = int(query.get("count", ["3"])[0])
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            self.wfile.flush()
+            try:
+                for index in range(count):
+                    time.sleep(delay)
+                    event = b"id: %d\ndata: tick %d\n\n" % (index, index)
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
                     self.wfile.flush()
                 self.wfile.write(b"0\r\n\r\n")
                 self.wfile.flush()

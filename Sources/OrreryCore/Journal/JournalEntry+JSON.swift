@@ -43,6 +43,7 @@ extension JournalEntry {
         if scheme != "http" { members.append(("scheme", .string(scheme))) }
         if let session { members.append(("session", .string(session))) }
         if let fault { members.append(("fault", .string(fault))) }
+        if !messages.isEmpty { members.append(("messages", .array(messages.map(\.json)))) }
         return .object(members)
     }
 

@@ -22,6 +22,8 @@ public struct JournalEntry: Sendable {
     public var session: String?
     /// The fault carried out instead of an answer (`connectionReset`, ...): `response` is then what went out.
     public var fault: String?
+    /// A WebSocket's frames, in order (empty for plain exchanges).
+    public var messages: [JournalMessage] = []
 
     public init(
         startedAt: Date, durationMicroseconds: Int, request: HTTPRequest, requestBodySize: Int, clientAddress: String,
@@ -63,6 +65,7 @@ public struct JournalEntry: Sendable {
         for (name, value) in request.headers.entries { size += name.utf8.count + value.utf8.count + 32 }
         for (name, value) in response.headers.entries { size += name.utf8.count + value.utf8.count + 32 }
         if case .unmatched = outcome { size += 512 }
+        for message in messages { size += 64 + (message.text?.utf8.count ?? 0) }
         return size
     }
 }

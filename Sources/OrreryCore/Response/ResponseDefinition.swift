@@ -20,6 +20,8 @@ public struct ResponseDefinition: Sendable, Equatable {
         var pagination: Pagination?
         var throttle: Throttle?
         var fault: Fault?
+        var websocket: WebSocketScript?
+        var events: EventStreamScript?
     }
 
     private var extras: Extras {
@@ -51,6 +53,17 @@ public struct ResponseDefinition: Sendable, Equatable {
     public var fault: Fault? {
         get { extras.fault }
         set { extras.fault = newValue }
+    }
+
+    /// `websocket:`: the upgrade is accepted and the script played on the socket.
+    public var websocket: WebSocketScript? {
+        get { extras.websocket }
+        set { extras.websocket = newValue }
+    }
+    /// `events:`: a server-sent event stream, sent as each event is due.
+    public var events: EventStreamScript? {
+        get { extras.events }
+        set { extras.events = newValue }
     }
 
     public init(
@@ -121,6 +134,10 @@ public struct PreparedResponse: Sendable {
     public let encodedCompressed: EncodedResponse?
     /// What is decided per request (template, page, random delay, throttle, fault); nil for a response sent as is.
     public let dynamic: DynamicResponse?
+    /// A WebSocket stub's script, played once the upgrade is accepted.
+    public let websocket: WebSocketScript?
+    /// A server-sent event stream's events.
+    public let events: EventStreamScript?
 
     /// Bodies smaller than this go out as they are: the gzip header and the CPU would cost more than they save.
     public static let minimumCompressibleSize = 256
@@ -133,6 +150,8 @@ public struct PreparedResponse: Sendable {
         reason = HTTPStatusCode.reasonPhrase(for: definition.status)
         delayMilliseconds = definition.delayMilliseconds
         dynamic = definition.dynamic
+        websocket = definition.websocket
+        events = definition.events
         body = Payload(definition.body)
         var headers = definition.headers
         var compressed: [UInt8]?

@@ -98,6 +98,7 @@ extension StubDecoder {
         if let coding = response.encoding, coding != .identity, response.headers.contains("Content-Encoding") {
             fail(node["headers"]?.line ?? node.line, "give the encoding as 'encoding', not as a Content-Encoding header next to it")
         }
+        decodeRealtime(node, members, into: &response, scope: scope)
         checkConflicts(members, response, isTemplate: isTemplate)
         response.headers = internedHeaders.insert(response.headers).memberAfterInsert
         return response
@@ -149,7 +150,7 @@ extension StubDecoder {
     }
 
     /// Compiles a body or header template, reporting an error at its line in the stub file.
-    private mutating func compile(_ text: String, _ compiler: TemplateCompiler, line: Int) -> Template? {
+    mutating func compile(_ text: String, _ compiler: TemplateCompiler, line: Int) -> Template? {
         do {
             return try compiler.compileReportingAll(text)
         } catch {
@@ -160,7 +161,7 @@ extension StubDecoder {
         }
     }
 
-    private mutating func compileJSON(_ node: SourceNode, _ compiler: TemplateCompiler) -> Template? {
+    mutating func compileJSON(_ node: SourceNode, _ compiler: TemplateCompiler) -> Template? {
         do {
             return try compiler.compileJSONReportingAll(node, isYAML: isYAML)
         } catch {

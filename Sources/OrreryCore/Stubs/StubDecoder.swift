@@ -30,10 +30,15 @@ public struct StubDecoder {
         self.makeID = makeID
     }
 
-    static let stubKeys = ["name", "id", "priority", "request", "response", "responses", "scenario", "requiredState", "newState"]
-    static let requestKeys = ["method", "host", "path", "url", "urlPattern", "pathPattern", "query", "headers", "body"]
+    static let stubKeys = [
+        "name", "id", "priority", "request", "response", "responses", "scenario", "requiredState", "newState",
+    ]
+    static let requestKeys = [
+        "method", "host", "path", "url", "urlPattern", "pathPattern", "query", "headers", "body", "websocket",
+    ]
     static let responseKeys = [
         "status", "headers", "body", "json", "bodyFile", "delay", "encoding", "template", "throttle", "fault", "paginate",
+        "websocket", "events", "keepOpen",
     ]
     static let baseKeys = ["host", "path", "headers"]
     static let fileKeys = ["base", "stubs"]
@@ -230,6 +235,7 @@ public struct StubDecoder {
         if let body = node["body"] {
             pattern.body = bodyMatchers(body)
         }
+        if let flag = node["websocket"] { decodeWebSocketRequest(flag, into: &pattern) }
         return pattern
     }
 

@@ -34,6 +34,8 @@ enum RootLookup: Sendable {
 /// What a template may look up, as far as loading knows: the path parameters of the stub.
 public struct TemplateScope: Sendable {
     public var parameterNames: [String]
+    /// A WebSocket message's template: `message.text` and `message.json` name the client's message.
+    public var hasMessage = false
 
     public init(parameterNames: [String] = []) {
         self.parameterNames = parameterNames
@@ -85,6 +87,13 @@ public struct TemplateScope: Sendable {
                     "; did you mean '\((["request", $0] + below).joined(separator: "."))'?"
                 } ?? ""
                 return .failure(.init("unknown name '\(name)'\(hint)"))
+            }
+        case "message" where hasMessage:
+            // The message stands where a request's body would: `message.text` is it as text.
+            switch rest.first {
+            case "text" where rest.count == 1: return .success(.body)
+            case "json": return .success(.json(Array(rest.dropFirst())))
+            default: return .failure(.init("'\(name)': a message has 'message.text' and 'message.json'"))
             }
         case "params":
             guard rest.count == 1, let parameter = rest.first else {

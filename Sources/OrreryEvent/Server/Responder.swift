@@ -80,6 +80,13 @@ public struct Responder {
         return stream
     }
 
+    /// Answers with `head` (a `101 Switching Protocols`, ending with its blank line) and hands the connection over
+    /// to another protocol; `ready` gets it on this loop, or nil when the client has gone. Only a plain connection
+    /// can be handed over: false, and nothing sent, on a TLS one.
+    public func upgrade(head: [UInt8], ready: @escaping (UpgradedConnection?) -> Void) -> Bool {
+        connection.upgrade(number: number, head: head, ready: ready)
+    }
+
     /// Calls `observer` when the connection ends, however it ends (at once if it has).
     public func whenClosed(_ observer: @escaping () -> Void) {
         connection.whenClosed(observer)

@@ -567,6 +567,14 @@ final class ServerConnection {
 
     // MARK: - Handing over
 
+    /// Answers request `number` with `head` and hands the connection over (see `Responder.upgrade`).
+    func upgrade(number: Int, head: [UInt8], ready: @escaping (UpgradedConnection?) -> Void) -> Bool {
+        guard !isClosed, number == requestNumber, !isAnswered, tls == nil else { return false }
+        isAnswered = true
+        worker.upgrade(self, head: head, ready: ready)
+        return true
+    }
+
     /// The connection stops being HTTP (a `CONNECT` tunnel opened): returns the bufferevent, reading through it
     /// from now on, and the bytes already received after the request. The connection is done.
     func takeOver() -> (bufferevent: OpaquePointer, received: [UInt8])? {

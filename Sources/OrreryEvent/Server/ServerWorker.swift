@@ -21,6 +21,9 @@ final class ServerWorker {
     private var tunnels: [ObjectIdentifier: Tunnel] = [:]
     /// Tunnels that took their client's connection over: they count against the connection limit as it did.
     private var openTunnels = 0
+    /// Connections upgraded to another protocol (WebSockets), counted as the connections they were.
+    var upgradedConnections: [ObjectIdentifier: UpgradedConnection] = [:]
+    var upgradedCount = 0
     private var isAcceptPaused = false
     private var acceptPauseMilliseconds = 0
     private var isAtConnectionLimit = false
@@ -134,9 +137,9 @@ final class ServerWorker {
     }
 
     /// Connections and open tunnels: what `--max-connections` bounds.
-    private var openCount: Int { connections.count + openTunnels }
+    private var openCount: Int { connections.count + openTunnels + upgradedCount }
 
-    private func resumeAcceptingBelowLimit() {
+    func resumeAcceptingBelowLimit() {
         if isAtConnectionLimit, openCount < configuration.maxConnectionsPerLoop {
             isAtConnectionLimit = false
             setListening(true)
@@ -200,6 +203,7 @@ final class ServerWorker {
     func beginShutdown() {
         stopAccepting()
         for connection in Array(connections.values) { connection.beginShutdown() }
+        for upgraded in Array(upgradedConnections.values) { upgraded.close() }
     }
 
     /// Whether an answer is still being read, made or written on this loop.
@@ -215,6 +219,10 @@ final class ServerWorker {
         connections.removeAll()
         for tunnel in Array(tunnels.values) { tunnel.free() }
         tunnels.removeAll()
+        for upgraded in Array(upgradedConnections.values) {
+            upgraded.close()
+            upgraded.free()
+        }
     }
 }
 

@@ -124,6 +124,8 @@ final class Pipeline {
         _ request: HTTPRequest, scheme: String, from entry: IndexedStub, prepared: PreparedResponse,
         budget: TemplateBudget = TemplateBudget()
     ) -> Reply {
+        if let script = prepared.websocket { return .webSocket(entry, script, budget) }
+        if let events = prepared.events { return .events(entry, prepared, events) }
         guard let dynamic = prepared.dynamic else { return .stub(entry, prepared) }
         let outcome = JournalEntry.Outcome.stub(id: entry.stub.id, name: entry.stub.name, location: entry.stub.location)
         var generator = SystemRandomNumberGenerator()

@@ -18,6 +18,10 @@ enum Reply {
     case tunnel(ConnectTarget)
     /// `CONNECT` to a host Orrery intercepts: answered here, and the requests inside come through the pipeline.
     case intercept(ConnectTarget, TLSServerContext)
+    /// A WebSocket stub: the upgrade accepted and its script played on the socket.
+    case webSocket(IndexedStub, WebSocketScript, TemplateBudget)
+    /// A stub's server-sent events, each sent when it is due.
+    case events(IndexedStub, PreparedResponse, EventStreamScript)
     /// An answer whose body is sent as it happens (the admin API's server-sent events), started on the responder.
     case stream(@Sendable (Responder) -> Void)
 }

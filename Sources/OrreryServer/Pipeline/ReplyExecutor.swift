@@ -40,6 +40,10 @@ struct ReplyExecutor {
             }
         case .forward(let plan):
             guard let proxy else { return }
+            if WebSocketHandshake.isUpgrade(exchange.request) {
+                WebSocketRelay.start(plan, for: exchange, proxy: proxy, serviceLogger: serviceLogger)
+                return
+            }
             var captureLimit = serviceLogger.isCapturing ? exchange.session.journal.limits.maximumBodyBytes : 0
             let record = recording(exchange.request, plan, proxy: proxy, captureLimit: &captureLimit)
             proxy.forward(
@@ -60,6 +64,10 @@ struct ReplyExecutor {
             }
         case .stream(let start):
             start(exchange.responder)
+        case .webSocket(let entry, let script, let budget):
+            WebSocketStubSession.start(script, of: entry, for: exchange, serviceLogger: serviceLogger, budget: budget)
+        case .events(let entry, let prepared, let script):
+            EventStreamPlayer.start(script, prepared: prepared, of: entry, for: exchange, serviceLogger: serviceLogger)
         }
     }
 

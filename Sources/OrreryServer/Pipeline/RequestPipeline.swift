@@ -74,6 +74,8 @@ final class RequestPipeline: HTTPRequestHandler {
             logger.debug("\(request.method) \(request.target) -> fault \(fault.rawValue)")
         case .intercept(let target, _):
             logger.debug("CONNECT \(target) intercepted")
+        case .webSocket(let entry, _, _), .events(let entry, _, _):
+            logger.debug("\(request.method) \(request.target) -> stream from stub \(entry.stub.label)")
         case .forward, .tunnel, .stream:
             break
         }

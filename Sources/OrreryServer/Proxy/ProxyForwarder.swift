@@ -96,6 +96,25 @@ final class ProxyForwarder {
         relay.start(upstreamRequest, on: client)
     }
 
+    /// A raw connection to `upstream` for a forwarded WebSocket, and the head of the upgrade request it is sent:
+    /// the client's headers as a forwarded request carries them, with the upgrade put back and no extensions.
+    func openSocket(
+        to upstream: Upstream, for request: HTTPRequest, clientAddress: String, handler: any UpstreamSocketHandler
+    ) -> (socket: UpstreamSocket, head: [UInt8]) {
+        var headers = ProxyHeaders.upstreamRequest(
+            request.headers, upstream: upstream, clientAddress: clientAddress, injected: [], via: via)
+        headers.add("Connection", "Upgrade")
+        headers.add("Upgrade", request.headers["Upgrade"] ?? "websocket")
+        // No extension is offered on, so that no compression is agreed and the journal can read every frame.
+        headers.entries.removeAll { $0.name.equalsIgnoringASCIICase("Sec-WebSocket-Extensions") }
+        var head = "GET \(request.originForm) HTTP/1.1\r\n"
+        for (name, value) in headers.entries { head += "\(name): \(value)\r\n" }
+        head += "\r\n"
+        return (
+            UpstreamSocket(to: upstream.host, port: upstream.port, using: client, handler: handler), Array(head.utf8)
+        )
+    }
+
     /// Logs (at debug) an answer relayed, once it is complete.
     func relayed(_ request: HTTPRequest, _ upstream: Upstream, status: Int, bodySize: Int, streamed: Bool) {
         logger.debug(

@@ -39,7 +39,7 @@ final class NetworkServiceLogger: Sendable {
     /// - Parameter bodySize: the whole body's size when `body` is only its start (a relayed answer's).
     func log(
         _ exchange: Exchange, status: Int, headers: HTTPHeaders, body: @autoclosure () -> Payload, bodySize: Int? = nil,
-        outcome: @autoclosure () -> JournalEntry.Outcome, fault: String? = nil
+        outcome: @autoclosure () -> JournalEntry.Outcome, fault: String? = nil, messages: [JournalMessage] = []
     ) {
         let journal = exchange.session.journal
         guard journal.limits.isEnabled || isTrafficLogging.load(ordering: .relaxed) else { return }
@@ -63,6 +63,7 @@ final class NetworkServiceLogger: Sendable {
             entry.scheme = scheme
             entry.session = session
             entry.fault = fault
+            entry.messages = messages
             if entry.request.body.count > limit { entry.request.body = Array(entry.request.body.prefix(limit)) }
             redactor.redact(&entry)
         }

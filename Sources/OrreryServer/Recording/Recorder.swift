@@ -16,7 +16,7 @@ final class Recorder: Sendable {
     private let redactor: Redactor
     /// Whether misses are forwarded at all: without the proxy there is nothing to record (mode `none` only replays).
     private let isProxying: Bool
-    private let logger: Logger
+    let logger: Logger
     private let queue = DispatchQueue(label: "orrery.recorder")
     /// Mirrors "a session is on", so that a proxied request costs one load when none is.
     private let isActive = Atomic<Bool>(false)
@@ -336,6 +336,29 @@ final class Recorder: Sendable {
                 fail(session, "\(error)")
             case nil:
                 break
+            }
+        }
+    }
+
+    /// Writes a whole fixture file of its own (a recorded WebSocket's stub) at `relativePath` in `session`'s folder,
+    /// on the recorder's queue; a file already there is replaced.
+    func recordFile(session: Int, relativePath: String, text: String) {
+        queue.async { [self] in
+            let folder = writer.withLock { slot in slot?.session == session ? slot?.writer.folder : nil }
+            guard let folder else { return }
+            let path = folder + "/" + relativePath
+            do {
+                try AtomicFile.makeFolder((path as NSString).deletingLastPathComponent)
+                try AtomicFile.write(Array(text.utf8), to: path)
+            } catch {
+                fail(session, "\(error)")
+                return
+            }
+            state.withLock { state in
+                if state.session?.id == session {
+                    state.session?.exchangesRecorded += 1
+                    state.session?.filesWritten.insert(relativePath)
+                }
             }
         }
     }

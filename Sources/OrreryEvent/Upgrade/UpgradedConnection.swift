@@ -1,0 +1,143 @@
+import CLibevent
+import OrreryCore
+
+/// A client connection that stopped being HTTP after its request was answered with `101 Switching Protocols` (a
+/// WebSocket): bytes in to its handler, bytes out as the handler writes them, on the loop that accepted it. It
+/// knows nothing of the protocol spoken over it, so the protocol's logic serves any connection type that can hand
+/// over a byte stream.
+///
+/// It counts against `--max-connections` as the connection it took over did. A client that leaves more than
+/// `maximumQueuedBytes` unread is disconnected.
+public final class UpgradedConnection {
+    private unowned let worker: ServerWorker
+    private var bufferevent: OpaquePointer?
+    /// Held until the connection closes: the handler lives as long as its connection.
+    private var handler: (any UpgradedConnectionHandler)?
+    private var pending: [UInt8]
+    private var isClosingAfterWrite = false
+    public private(set) var isClosed = false
+    /// Output bytes waiting for a client that does not read, beyond which it is disconnected.
+    public let maximumQueuedBytes = 8 << 20
+
+    init(worker: ServerWorker, bufferevent: OpaquePointer, received: [UInt8]) {
+        self.worker = worker
+        self.bufferevent = bufferevent
+        pending = received
+    }
+
+    /// The loop the connection belongs to; use it only there.
+    public var loop: EventLoop { worker.loop }
+
+    private var context: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+    /// Starts reading, handing what arrives (first what came behind the upgrade request) to `handler`.
+    public func start(_ handler: any UpgradedConnectionHandler) {
+        guard !isClosed, let bufferevent else {
+            handler.upgradedConnectionClosed(self)
+            return
+        }
+        self.handler = handler
+        bufferevent_setwatermark(bufferevent, Int16(EV_READ | EV_WRITE), 0, 0)
+        bufferevent_setcb(
+            bufferevent, Trampolines.upgradedReadable, Trampolines.upgradedWritable, Trampolines.upgradedEvent, context)
+        bufferevent_enable(bufferevent, Int16(EV_READ | EV_WRITE))
+        if !pending.isEmpty {
+            let bytes = pending
+            pending = []
+            handler.upgradedConnection(self, received: bytes)
+        }
+    }
+
+    /// Bytes queued and not yet written to the socket.
+    public var queuedBytes: Int {
+        guard let bufferevent, let output = bufferevent_get_output(bufferevent) else { return 0 }
+        return evbuffer_get_length(output)
+    }
+
+    /// Writes `bytes`; false (and the connection closed) when the client has gone or leaves too much unread.
+    @discardableResult
+    public func send(_ bytes: [UInt8]) -> Bool {
+        guard !isClosed, !isClosingAfterWrite, let bufferevent else { return false }
+        bufferevent_write(bufferevent, bytes, bytes.count)
+        if queuedBytes > maximumQueuedBytes {
+            close()
+            return false
+        }
+        return true
+    }
+
+    /// Stops reading and closes once what is queued has been written.
+    public func closeAfterWriting() {
+        guard !isClosed, !isClosingAfterWrite, let bufferevent else { return }
+        isClosingAfterWrite = true
+        bufferevent_disable(bufferevent, Int16(EV_READ))
+        if queuedBytes == 0 { close() }
+    }
+
+    /// Closes now; libevent's objects are freed once the current callback has returned.
+    public func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        if let bufferevent {
+            bufferevent_disable(bufferevent, Int16(EV_READ | EV_WRITE))
+            bufferevent_setcb(bufferevent, nil, nil, nil, nil)
+        }
+        let handler = self.handler
+        self.handler = nil
+        handler?.upgradedConnectionClosed(self)
+        worker.loop.schedule(afterMilliseconds: 0) { [self] in free() }
+    }
+
+    /// Frees the bufferevent (closing the socket); also used when the server stops with the connection open.
+    func free() {
+        isClosed = true
+        handler = nil
+        if let bufferevent { bufferevent_free(bufferevent) }
+        bufferevent = nil
+        worker.upgradedFreed(self)
+    }
+
+    func readable() {
+        guard !isClosed, let bufferevent, let input = bufferevent_get_input(bufferevent) else { return }
+        let count = evbuffer_get_length(input)
+        guard count > 0 else { return }
+        var bytes = [UInt8](repeating: 0, count: count)
+        _ = bytes.withUnsafeMutableBytes { evbuffer_remove(input, $0.baseAddress, count) }
+        handler?.upgradedConnection(self, received: bytes)
+    }
+
+    func writable() {
+        if isClosingAfterWrite, queuedBytes == 0 { close() }
+    }
+
+    func event(_ what: Int16) {
+        if Int32(what) & (BEV_EVENT_EOF | BEV_EVENT_ERROR) != 0 { close() }
+    }
+}
+
+extension ServerWorker {
+    /// Answers request `number` of `connection` with `head` (a 101) and hands the connection over, once the loop
+    /// has left the connection's callbacks; `ready` gets it, or nil when the client has gone meanwhile.
+    func upgrade(_ connection: ServerConnection, head: [UInt8], ready: @escaping (UpgradedConnection?) -> Void) {
+        connection.output.append(head)
+        connection.flush()
+        loop.schedule(afterMilliseconds: 0) { [self] in
+            // Counted before the connection stops counting, so that the loop does not accept one more in between.
+            upgradedCount += 1
+            guard let (bufferevent, received) = connection.takeOver() else {
+                upgradedCount -= 1
+                ready(nil)
+                return
+            }
+            let upgraded = UpgradedConnection(worker: self, bufferevent: bufferevent, received: received)
+            upgradedConnections[ObjectIdentifier(upgraded)] = upgraded
+            ready(upgraded)
+        }
+    }
+
+    func upgradedFreed(_ connection: UpgradedConnection) {
+        guard upgradedConnections.removeValue(forKey: ObjectIdentifier(connection)) != nil else { return }
+        upgradedCount -= 1
+        resumeAcceptingBelowLimit()
+    }
+}

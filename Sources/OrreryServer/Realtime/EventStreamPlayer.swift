@@ -1,0 +1,46 @@
+import OrreryCore
+import OrreryEvent
+
+/// Plays a stub's server-sent events: the head at once, each event when its delay after the one before it has
+/// passed, then the end of the stream, or nothing more with `keepOpen` until the client leaves. Journaled before
+/// the head goes out, with the whole stream as its body.
+enum EventStreamPlayer {
+    static func start(
+        _ script: EventStreamScript, prepared: PreparedResponse, of entry: IndexedStub, for exchange: Exchange,
+        serviceLogger: NetworkServiceLogger
+    ) {
+        let outcome = JournalEntry.Outcome.stub(id: entry.stub.id, name: entry.stub.name, location: entry.stub.location)
+        serviceLogger.log(
+            exchange, status: prepared.status, headers: prepared.headers, body: Payload(script.encoded),
+            outcome: outcome)
+        let start = {
+            guard let stream = exchange.responder.startStream(status: prepared.status, headers: prepared.headers) else {
+                return
+            }
+            play(script.events[...], keepOpen: script.keepOpen, on: stream)
+        }
+        if prepared.delayMilliseconds > 0 {
+            exchange.responder.after(milliseconds: prepared.delayMilliseconds, start)
+        } else {
+            start()
+        }
+    }
+
+    /// Sends the next event when it is due, and so on: one timer at a time, so events keep their order.
+    private static func play(_ events: ArraySlice<EventStreamScript.Event>, keepOpen: Bool, on stream: ResponseStream) {
+        guard stream.isOpen else { return }
+        guard let event = events.first else {
+            if !keepOpen { stream.finish() }
+            return
+        }
+        let send = {
+            guard stream.send(event.encoded) else { return }
+            play(events.dropFirst(), keepOpen: keepOpen, on: stream)
+        }
+        if event.delayMilliseconds > 0 {
+            stream.loop.schedule(afterMilliseconds: event.delayMilliseconds, send)
+        } else {
+            send()
+        }
+    }
+}

@@ -1,0 +1,308 @@
+import Foundation
+import OrreryServer
+import Testing
+
+/// WebSocket and server-sent-event stubs, with real clients: Python's `websockets`, Node's WebSocket, curl, and raw
+/// frames from Python for what a well-behaved client never sends.
+@Suite("Real-time stubs")
+struct RealtimeLiveTests {
+    static let chat = """
+        - name: chat
+          request:
+            path: /chat
+            websocket: true
+          response:
+            websocket:
+              onOpen:
+                - text: welcome
+              onMessage:
+                - match: { json: { type: ping } }
+                  reply:
+                    - json: { type: pong }
+                - match: { contains: hello }
+                  reply:
+                    - text: "you said {{message.text}}"
+                      template: true
+                    - text: later
+                      delay: 150
+                - match: { binaryEqualTo: AAFiaW5hcnk= }
+                  reply:
+                    - binary: AQI=
+                - match: bye
+                  reply: [ see you ]
+                  close: { code: 4000, reason: done }
+        - name: scores
+          request:
+            path: /scores
+          response:
+            events:
+              - event: score
+                data: { home: 1, away: 0 }
+                id: "1"
+              - data: "second\\nline"
+                delay: 200
+                retry: 1000
+              - data: third
+                delay: 200
+        - name: open scores
+          request:
+            path: /live
+          response:
+            keepOpen: true
+            events:
+              - data: first
+        """
+
+    static var hasWebsockets: Bool {
+        ClientProcess.isInstalled("python3")
+            && (try? ClientProcess.run("python3", ["-c", "import websockets"], timeout: 30)) != nil
+    }
+
+    static func python(_ mode: String, port: Int, _ argument: String? = nil) throws -> [String: Any] {
+        let script = FixtureProcess.fixtures.appendingPathComponent("websocket_client.py").path
+        let output = try ClientProcess.run(
+            "python3", [script, mode, String(port)] + (argument.map { [$0] } ?? []), timeout: 30)
+        return try #require(try JSONSerialization.jsonObject(with: output) as? [String: Any])
+    }
+
+    static func journal(_ server: LiveServer) async throws -> [[String: Any]] {
+        let answer = try await server.request("/__admin/requests")
+        return try #require(try answer.json()["requests"] as? [[String: Any]])
+    }
+
+    @Test(
+        "Python's websockets client: onOpen, JSON and template replies with a delay, a miss, a ping, binary, a close",
+        .enabled(if: hasWebsockets))
+    func scriptPlays() async throws {
+        try await LiveServer.with(files: ["stubs/chat.yaml": Self.chat]) { server in
+            let result = try Self.python("script", port: server.port)
+            let seen = try #require(result["seen"] as? [Any])
+            #expect(seen.count == 6)
+            #expect(seen.first as? String == "welcome")
+            #expect(seen[1] as? String == #"{"type":"pong"}"#)
+            #expect(seen[2] as? String == "you said hello there")
+            #expect(seen[3] as? String == "later")
+            #expect((seen[4] as? [String: Any])?["binary"] as? [Int] == [1, 2])
+            #expect(seen[5] as? String == "see you")
+            #expect((result["delayMs"] as? Double ?? 0) >= 140)
+            #expect(result["closeCode"] as? Int == 4000)
+            #expect(result["closeReason"] as? String == "done")
+
+            // The socket is journaled once it ends: the 101 and every message, the miss marked.
+            let entry = try #require(try await Self.journal(server).first)
+            #expect((entry["response"] as? [String: Any])?["status"] as? Int == 101)
+            let messages = try #require(entry["messages"] as? [[String: Any]])
+            let miss = try #require(messages.first { $0["text"] as? String == "nothing matches this" })
+            #expect(miss["direction"] as? String == "client")
+            #expect(miss["matched"] as? Bool == false)
+            #expect(messages.contains { $0["opcode"] as? String == "ping" && $0["direction"] as? String == "client" })
+            #expect(messages.contains { $0["opcode"] as? String == "pong" && $0["direction"] as? String == "server" })
+            #expect(messages.contains { $0["opcode"] as? String == "binary" && $0["size"] as? Int == 8 })
+            #expect(messages.last?["opcode"] as? String == "close")
+        }
+    }
+
+    @Test("Two sockets at once each hear the answers to their own messages", .enabled(if: hasWebsockets))
+    func socketsIsolate() async throws {
+        try await LiveServer.with(files: ["stubs/chat.yaml": Self.chat]) { server in
+            let result = try Self.python("isolated", port: server.port)
+            #expect(result["answers"] as? [String] == ["you said hello from first", "you said hello from second"])
+        }
+    }
+
+    @Test("Node's WebSocket client", .enabled(if: ClientProcess.isInstalled("node")))
+    func nodeClient() async throws {
+        try await LiveServer.with(files: ["stubs/chat.yaml": Self.chat]) { server in
+            let script = """
+                const ws = new WebSocket("ws://127.0.0.1:\(server.port)/chat");
+                const seen = [];
+                const timer = setTimeout(() => { console.log(JSON.stringify({ seen, timeout: true })); process.exit(1); }, 10000);
+                ws.onmessage = (event) => { seen.push(event.data); if (event.data === "welcome") ws.send("bye"); };
+                ws.onclose = (event) => { clearTimeout(timer); console.log(JSON.stringify({ seen, code: event.code, reason: event.reason })); };
+                """
+            let version = try ClientProcess.run(
+                "node", ["-e", "console.log(typeof globalThis.WebSocket)"], timeout: 30)
+            let flags =
+                String(decoding: version, as: UTF8.self).contains("function") ? [] : ["--experimental-websocket"]
+            let output = try ClientProcess.run("node", flags + ["-e", script], timeout: 30)
+            let result = try #require(try JSONSerialization.jsonObject(with: output) as? [String: Any])
+            #expect(result["seen"] as? [String] == ["welcome", "see you"])
+            #expect(result["code"] as? Int == 4000)
+            #expect(result["reason"] as? String == "done")
+        }
+    }
+
+    @Test(
+        "Unmasked frames, invalid UTF-8, reserved bits and oversized control frames get their close codes",
+        .enabled(if: ClientProcess.isInstalled("python3")))
+    func badFrames() async throws {
+        try await LiveServer.with(files: ["stubs/chat.yaml": Self.chat]) { server in
+            let cases: [(frames: String, code: Int)] = [
+                ("810568656c6c6f", 1002),  // "hello" unmasked
+                ("8182" + "00000000" + "c328", 1007),  // text that is not UTF-8
+                ("c18100000000" + "41", 1002),  // RSV1 with no extension agreed
+                ("89fe007e00000000" + String(repeating: "00", count: 126), 1002),  // a ping of 126 bytes
+                ("8080" + "00000000", 1002),  // a continuation with no message begun
+            ]
+            for (frames, code) in cases {
+                let result = try Self.python("raw", port: server.port, frames)
+                #expect((result["status"] as? String)?.hasPrefix("HTTP/1.1 101") == true)
+                let sent = try #require(result["frames"] as? [[String: Any]])
+                #expect(sent.last?["opcode"] as? Int == 8, "\(frames)")
+                #expect(sent.last?["code"] as? Int == code, "\(frames)")
+            }
+            // The daemon is unaffected: a plain request still answers.
+            #expect(try await server.request("/scores").status == 200)
+        }
+    }
+
+    @Test("A request for a WebSocket stub's path without the upgrade is a miss that says so; a bad handshake is a 400")
+    func notAnUpgrade() async throws {
+        try await LiveServer.with(files: ["stubs/chat.yaml": Self.chat]) { server in
+            let plain = try await server.request("/chat")
+            #expect(plain.status == 404)
+            #expect(plain.text.contains("Upgrade"))
+            let old = try await server.request(
+                "/chat",
+                headers: [
+                    "Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Version": "8",
+                    "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+                ])
+            #expect(old.status == 400)
+            #expect(old.text.contains("version 13"))
+        }
+    }
+
+    @Test(
+        "Server-sent events arrive as they are due, with their fields, and the stream ends",
+        .enabled(if: ClientProcess.isInstalled("python3")))
+    func eventsTiming() async throws {
+        try await LiveServer.with(files: ["stubs/chat.yaml": Self.chat]) { server in
+            let result = try Self.python("events", port: server.port, "/scores")
+            let raw = try #require(result["raw"] as? String)
+            #expect(raw.contains("Content-Type: text/event-stream"))
+            #expect(raw.contains("event: score\nid: 1\ndata: {\"home\":1,\"away\":0}\n\n"))
+            #expect(raw.contains("retry: 1000\ndata: second\ndata: line\n\n"))
+            let arrivals = try #require(result["arrivals"] as? [Double])
+            #expect(arrivals.count == 3)
+            // Each event waits for its delay after the one before it (the timing is the feature under test).
+            if arrivals.count == 3 {
+                #expect(arrivals[1] - arrivals[0] >= 180)
+                #expect(arrivals[2] - arrivals[1] >= 180)
+            }
+        }
+    }
+
+    @Test(
+        "curl reads a stream to its end, and a keepOpen stream stays open after its events",
+        .enabled(if: ClientProcess.isInstalled("curl")))
+    func curlStreams() async throws {
+        try await LiveServer.with(files: ["stubs/chat.yaml": Self.chat]) { server in
+            let output = try ClientProcess.run(
+                "curl", ["-sN", "--max-time", "10", "http://127.0.0.1:\(server.port)/scores"], timeout: 30)
+            #expect(String(decoding: output, as: UTF8.self).hasSuffix("data: third\n\n"))
+            // curl gives up after its --max-time on a stream that stays open (exit 28), having read the first event.
+            let open = try RawConnection(port: server.port)
+            open.send("GET /live HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            #expect(open.read(through: "data: first\n\n") != nil)
+            let journal = try await Self.journal(server)
+            #expect(journal.contains { ($0["request"] as? [String: Any])?["path"] as? String == "/live" })
+        }
+    }
+
+    @Test(
+        "A WebSocket no stub answers is forwarded to the host map's upstream, frame by frame, and journaled",
+        .enabled(if: hasWebsockets))
+    func forwarded() async throws {
+        let upstream = try FixtureProcess("websocket_upstream.py")
+        defer { upstream.stop() }
+        let map = hostMap([("PROD", "127.0.0.1:\(upstream.port)", "http")])
+        try await LiveServer.with(files: ["config/hosts.json": map]) { server in
+            let result = try Self.python("forwarded", port: server.port)
+            let seen = try #require(result["seen"] as? [Any])
+            #expect(seen.count == 3)
+            #expect(seen.first as? String == "opened /feed")
+            #expect(seen.dropFirst().first as? String == "echo: hi")
+            #expect(seen.last as? [Int] == [3, 2, 1])
+            #expect(result["closeCode"] as? Int == 4001)
+            let entry = try #require(try await Self.journal(server).first)
+            #expect((entry["response"] as? [String: Any])?["status"] as? Int == 101)
+            #expect((entry["proxied"] as? [String: Any])?["environment"] as? String == "PROD")
+            let messages = try #require(entry["messages"] as? [[String: Any]])
+            let texts = messages.compactMap { message -> String? in
+                guard let text = message["text"] as? String, let direction = message["direction"] as? String else {
+                    return nil
+                }
+                return direction + " " + text
+            }
+            #expect(Array(texts.prefix(3)) == ["server opened /feed", "client hi", "server echo: hi"])
+            #expect(messages.contains { $0["opcode"] as? String == "binary" && $0["direction"] as? String == "client" })
+            #expect(
+                messages.contains { $0["opcode"] as? String == "close" && $0["text"] as? String == "4001 asked to" })
+        }
+    }
+
+    @Test(
+        "A forwarded WebSocket is recorded into a stub that replays the server's messages, offline",
+        .enabled(if: hasWebsockets))
+    func recordedAndReplayed() async throws {
+        let recordings = try RecordingLiveTests.recordingFolder()
+        defer { try? FileManager.default.removeItem(at: recordings) }
+        let upstream = try FixtureProcess("websocket_upstream.py")
+        let map = hostMap([("PROD", "127.0.0.1:\(upstream.port)", "http")])
+        let recorded = try await LiveServer.with(files: ["config/hosts.json": map]) {
+            $0.recording = RecordingSettings(folder: recordings.path)
+        } _: { server in
+            let result = try Self.python("forwarded", port: server.port)
+            _ = try await server.request("POST", "/__admin/recordings/stop")
+            return result
+        }
+        upstream.stop()
+        let file = recordings.appendingPathComponent("api.example.com/feed.WEBSOCKET.json")
+        #expect(FileManager.default.fileExists(atPath: file.path))
+        // No upstream now, and the daemon offline: the recording answers.
+        try await LiveServer.with(files: [:]) {
+            $0.isOffline = true
+            $0.recording = RecordingSettings(folder: recordings.path, mode: .none)
+        } _: { server in
+            let replayed = try Self.python("forwarded", port: server.port)
+            #expect(replayed["closeCode"] as? Int == recorded["closeCode"] as? Int)
+            let seen = try #require(replayed["seen"] as? [Any])
+            #expect(seen.first as? String == "opened /feed")
+            #expect(seen.dropFirst().first as? String == "echo: hi")
+            #expect(seen.last as? [Int] == [3, 2, 1])
+        }
+    }
+
+    @Test(
+        "A proxied event stream reaches the client as the upstream sends it, not when it ends",
+        .enabled(if: ClientProcess.isInstalled("python3")))
+    func proxiedEvents() async throws {
+        let upstream = try FixtureProcess.upstream(name: "prod")
+        defer { upstream.stop() }
+        try await LiveServer.with(files: [
+            "config/hosts.json": hostMap([("PROD", "127.0.0.1:\(upstream.port)", "http")])
+        ]) { server in
+            let result = try Self.python("proxied-events", port: server.port, "/events?ms=300&count=3")
+            let raw = try #require(result["raw"] as? String)
+            #expect(raw.contains("data: tick 0\n\n"))
+            #expect(raw.contains("data: tick 2\n\n"))
+            let arrivals = try #require(result["arrivals"] as? [Double])
+            #expect(arrivals.count == 3)
+            // Three events 300 ms apart: the first must not wait for the last.
+            if arrivals.count == 3 { #expect(arrivals[2] - arrivals[0] >= 450) }
+        }
+    }
+
+    @Test(
+        "1,000 WebSockets open at once each get their own answers, and the daemon goes on serving",
+        .enabled(if: hasWebsockets))
+    func thousandSockets() async throws {
+        try await LiveServer.with(files: ["stubs/chat.yaml": Self.chat]) { server in
+            let result = try Self.python("many", port: server.port, "1000")
+            #expect(result["opened"] as? Int == 1000)
+            #expect(result["answered"] as? Int == 1000)
+            #expect(try await server.request("/scores").status == 200)
+        }
+    }
+}
