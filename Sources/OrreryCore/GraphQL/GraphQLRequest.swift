@@ -74,4 +74,37 @@ public enum GraphQLRequest: Sendable {
         guard names.contains(where: { $0 != nil }) else { return nil }
         return names.map { $0 ?? "?" }.joined(separator: ", ")
     }
+
+    /// A cheap look before any parsing: a URL with `query` or `operationName`, or a body that names one of them
+    /// or is sent as `application/graphql`.
+    package static func mayBeIn(_ request: HTTPRequest) -> Bool {
+        if request.method == "GET" || request.method == "HEAD" {
+            return request.query.contains { $0.name == "query" || $0.name == "operationName" }
+        }
+        guard !request.body.isEmpty else { return false }
+        if let contentType = request.headers.first(named: "Content-Type"),
+            contentType.lowercased().hasPrefix("application/graphql")
+        {
+            return true
+        }
+        return contains(request.body, Array(#""query""#.utf8)) || contains(request.body, Array(#""operationName""#.utf8))
+    }
+
+    private static func contains(_ bytes: [UInt8], _ part: [UInt8]) -> Bool {
+        guard let first = part.first, bytes.count >= part.count else { return false }
+        var start = 0
+        while let found = bytes[start...].firstIndex(of: first), found + part.count <= bytes.count {
+            if bytes[found..<found + part.count].elementsEqual(part) { return true }
+            start = found + 1
+        }
+        return false
+    }
+
+    /// The operations of a batch (a POST of a JSON list of them), as JSON; nil for anything else.
+    package static func batchItems(_ request: HTTPRequest) -> [JSONValue]? {
+        guard request.method == "POST", mayBeIn(request), case .array(let items)? = JSONBodyParser.parse(request.body),
+            GraphQLRequest(json: .array(items)) != nil
+        else { return nil }
+        return items
+    }
 }

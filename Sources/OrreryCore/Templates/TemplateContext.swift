@@ -16,6 +16,7 @@ public struct TemplateContext<Generator: RandomNumberGenerator> {
     public private(set) var exceeded: TemplateBudget.Exceeded?
     private var stepsLeft: Int
     private var parsedJSON: JSONValue??
+    private var graphQLOperation: JSONValue??
     private var uuidBytes: [UInt8]?
 
     public init(
@@ -64,7 +65,17 @@ public struct TemplateContext<Generator: RandomNumberGenerator> {
         return parsed
     }
 
-    /// The response's UUID (version 4, lower case), made on first use.
+    /// The request's GraphQL operation as `{operationName, query, variables}`, read on first use; nil when the
+    /// request carries none (or a batch, whose operations are answered one by one).
+    mutating func graphQL() -> JSONValue? {
+        if let graphQLOperation { return graphQLOperation }
+        var operation: JSONValue?
+        if case .single(let single)? = GraphQLRequest(request) { operation = single.json }
+        graphQLOperation = .some(operation)
+        return operation
+    }
+
+        /// The response's UUID (version 4, lower case), made on first use.
     mutating func uuid() -> [UInt8] {
         if let uuidBytes { return uuidBytes }
         let made = TemplateRenderer.uuid(high: generator.next(), low: generator.next())
