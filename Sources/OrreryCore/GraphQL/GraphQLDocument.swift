@@ -52,7 +52,8 @@ public struct GraphQLDocument: Sendable, Equatable {
     /// One item of a selection set.
     public indirect enum Selection: Sendable, Equatable {
         /// `alias: name(arguments) @directives { selections }`.
-        case field(alias: String?, name: String, arguments: [Argument], directives: [Directive], selections: [Selection])
+        case field(
+            alias: String?, name: String, arguments: [Argument], directives: [Directive], selections: [Selection])
         /// `...Name @directives`.
         case fragmentSpread(name: String, directives: [Directive])
         /// `... on Type @directives { selections }`, the type condition optional.

@@ -29,7 +29,9 @@ struct GraphQLLexer {
             index += 1
             return token(.punctuator(String(decoding: [byte], as: UTF8.self)))
         case UInt8(ascii: "."):
-            guard bytes[index...].starts(with: "...".utf8) else { throw error("'.' is not a token; did you mean '...'?") }
+            guard bytes[index...].starts(with: "...".utf8) else {
+                throw error("'.' is not a token; did you mean '...'?")
+            }
             index += 3
             return token(.punctuator("..."))
         case UInt8(ascii: "\""):
@@ -58,7 +60,8 @@ struct GraphQLLexer {
     }
 
     static func isNameStart(_ byte: UInt8) -> Bool {
-        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+            || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
             || byte == UInt8(ascii: "_")
     }
 
@@ -122,7 +125,9 @@ struct GraphQLLexer {
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             isFloat = true
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
             try digits("an exponent")
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") || Self.isNameStart(bytes[index]) {
@@ -164,13 +169,16 @@ struct GraphQLLexer {
     }
 
     private static func text(_ bytes: [UInt8], lexer: GraphQLLexer) throws(GraphQLSyntaxError) -> String {
-        guard let text = String(validating: bytes, as: UTF8.self) else { throw lexer.error("a string is not valid UTF-8") }
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw lexer.error("a string is not valid UTF-8")
+        }
         return text
     }
 
     /// One escape sequence, the backslash at `index`.
     private mutating func escape(into out: inout [UInt8]) throws(GraphQLSyntaxError) {
         guard index + 1 < bytes.count else { throw error("a string is not closed") }
+        let start = index
         let code = bytes[index + 1]
         index += 2
         switch code {
@@ -181,24 +189,28 @@ struct GraphQLLexer {
         case UInt8(ascii: "r"): out.append(0x0D)
         case UInt8(ascii: "t"): out.append(0x09)
         case UInt8(ascii: "u"):
-            var scalar = try unicodeEscape()
+            var scalar = try unicodeEscape(from: start)
             if (0xD800...0xDBFF).contains(scalar) {
                 // A leading surrogate must be followed by an escaped trailing one: the pair is one character.
-                guard bytes[index...].starts(with: "\\u".utf8) else { throw error("a lone surrogate \\u escape") }
+                guard bytes[index...].starts(with: "\\u".utf8) else {
+                    throw error("a lone surrogate \\u escape", at: start)
+                }
                 index += 2
-                let low = try unicodeEscape()
-                guard (0xDC00...0xDFFF).contains(low) else { throw error("a lone surrogate \\u escape") }
+                let low = try unicodeEscape(from: start)
+                guard (0xDC00...0xDFFF).contains(low) else { throw error("a lone surrogate \\u escape", at: start) }
                 scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
             }
-            guard let character = Unicode.Scalar(scalar) else { throw error("\\u escape of an invalid character") }
+            guard let character = Unicode.Scalar(scalar) else {
+                throw error("\\u escape of an invalid character", at: start)
+            }
             out += Array(String(Character(character)).utf8)
         default:
-            throw error("unknown escape '\\\(Self.character(at: index - 1, in: bytes))' in a string")
+            throw error("unknown escape '\\\(Self.character(at: index - 1, in: bytes))' in a string", at: start)
         }
     }
 
     /// `XXXX` or `{X...}` after `\u`.
-    private mutating func unicodeEscape() throws(GraphQLSyntaxError) -> UInt32 {
+    private mutating func unicodeEscape(from start: Int) throws(GraphQLSyntaxError) -> UInt32 {
         func hex(_ byte: UInt8) -> UInt32? {
             switch byte {
             case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
@@ -214,18 +226,18 @@ struct GraphQLLexer {
             while index < bytes.count, let digit = hex(bytes[index]) {
                 value = value &* 16 &+ digit
                 count += 1
-                guard count <= 8, value <= 0x10FFFF else { throw error("\\u{...} escape beyond U+10FFFF") }
+                guard count <= 8, value <= 0x10FFFF else { throw error("\\u{...} escape beyond U+10FFFF", at: start) }
                 index += 1
             }
             guard count > 0, index < bytes.count, bytes[index] == UInt8(ascii: "}") else {
-                throw error("a \\u{...} escape needs hexadecimal digits and a closing '}'")
+                throw error("a \\u{...} escape needs hexadecimal digits and a closing '}'", at: start)
             }
             index += 1
             return value
         }
         for _ in 0..<4 {
             guard index < bytes.count, let digit = hex(bytes[index]) else {
-                throw error("a \\u escape needs four hexadecimal digits")
+                throw error("a \\u escape needs four hexadecimal digits", at: start)
             }
             value = value * 16 + digit
             index += 1
@@ -252,7 +264,9 @@ struct GraphQLLexer {
                 throw error("control character \(byte) in a block string")
             }
             raw.append(byte)
-            if byte == UInt8(ascii: "\n") || (byte == UInt8(ascii: "\r") && bytes[safe: index + 1] != UInt8(ascii: "\n")) {
+            if byte == UInt8(ascii: "\n")
+                || (byte == UInt8(ascii: "\r") && bytes[safe: index + 1] != UInt8(ascii: "\n"))
+            {
                 newLine(after: index)
             }
             index += 1
@@ -272,7 +286,9 @@ struct GraphQLLexer {
             if scalar == "\n" || scalar == "\r" {
                 lines.append(Substring(scalars[lineStart..<current]))
                 var after = scalars.index(after: current)
-                if scalar == "\r", after < scalars.endIndex, scalars[after] == "\n" { after = scalars.index(after: after) }
+                if scalar == "\r", after < scalars.endIndex, scalars[after] == "\n" {
+                    after = scalars.index(after: after)
+                }
                 current = after
                 lineStart = current
             } else {

@@ -44,7 +44,9 @@ public struct GraphQLMatcher: Sendable, CustomStringConvertible {
     public init(
         operationName: String? = nil, query: String?, variables: [(name: String, condition: VariableCondition)]? = nil
     ) throws(GraphQLSyntaxError) {
-        let canonical = try query.map { text throws(GraphQLSyntaxError) in (text, try GraphQLDocument(parsing: text).canonical) }
+        let canonical = try query.map { text throws(GraphQLSyntaxError) in
+            (text, try GraphQLDocument(parsing: text).canonical)
+        }
         self.init(operationName: operationName, query: canonical, variables: variables)
     }
 
@@ -60,8 +62,9 @@ public struct GraphQLMatcher: Sendable, CustomStringConvertible {
         }
         if let query, query.canonical != operation.canonicalQuery {
             let actual: String? =
-                if let error = operation.syntaxError { "a query that does not parse (\(error))" }
-                else { operation.canonicalQuery.map { String($0.prefix(200)) } }
+                if let error = operation.syntaxError { "a query that does not parse (\(error))" } else {
+                    operation.canonicalQuery.map { String($0.prefix(200)) }
+                }
             return ("query", String(query.canonical.prefix(200)), actual)
         }
         if let variables {

@@ -64,7 +64,8 @@ struct GraphQLParser {
         while token.kind != .end {
             if isPunctuator("{") {
                 operations.append(
-                    GraphQLDocument.Operation(type: "query", name: nil, variables: [], directives: [], selections: try selectionSet()))
+                    GraphQLDocument.Operation(
+                        type: "query", name: nil, variables: [], directives: [], selections: try selectionSet()))
                 continue
             }
             guard case .name(let keyword) = token.kind else {
@@ -98,7 +99,8 @@ struct GraphQLParser {
         }
         let directives = try self.directives(isConst: false)
         return GraphQLDocument.Operation(
-            type: type, name: operationName, variables: variables, directives: directives, selections: try selectionSet())
+            type: type, name: operationName, variables: variables, directives: directives,
+            selections: try selectionSet())
     }
 
     private mutating func variableDefinition() throws(GraphQLSyntaxError) -> GraphQLDocument.VariableDefinition {
@@ -128,13 +130,16 @@ struct GraphQLParser {
 
     private mutating func fragment() throws(GraphQLSyntaxError) -> GraphQLDocument.Fragment {
         try advance()
+        guard token.kind != .name("on") else { throw error("a fragment may not be named 'on'") }
         let fragmentName = try name("a fragment name")
-        guard fragmentName != "on" else { throw error("a fragment may not be named 'on'") }
-        guard case .name("on") = token.kind else { throw error("expected 'on' and a type after fragment \(fragmentName)") }
+        guard case .name("on") = token.kind else {
+            throw error("expected 'on' and a type after fragment \(fragmentName)")
+        }
         try advance()
         let type = try name("a type after 'on'")
         let directives = try self.directives(isConst: false)
-        return GraphQLDocument.Fragment(name: fragmentName, typeCondition: type, directives: directives, selections: try selectionSet())
+        return GraphQLDocument.Fragment(
+            name: fragmentName, typeCondition: type, directives: directives, selections: try selectionSet())
     }
 
     private mutating func selectionSet() throws(GraphQLSyntaxError) -> [GraphQLDocument.Selection] {
@@ -171,7 +176,8 @@ struct GraphQLParser {
         let arguments = try self.arguments(isConst: false)
         let directives = try self.directives(isConst: false)
         let selections = isPunctuator("{") ? try selectionSet() : []
-        return .field(alias: alias, name: fieldName, arguments: arguments, directives: directives, selections: selections)
+        return .field(
+            alias: alias, name: fieldName, arguments: arguments, directives: directives, selections: selections)
     }
 
     private mutating func arguments(isConst: Bool) throws(GraphQLSyntaxError) -> [GraphQLDocument.Argument] {
@@ -197,7 +203,9 @@ struct GraphQLParser {
     private mutating func value(isConst: Bool) throws(GraphQLSyntaxError) -> GraphQLDocument.Value {
         switch token.kind {
         case .punctuator("$"):
-            guard !isConst else { throw error("a variable may not stand in a constant value (a default or a directive of one)") }
+            guard !isConst else {
+                throw error("a variable may not stand in a constant value (a default or a directive of one)")
+            }
             try advance()
             return .variable(try name("a variable name"))
         case .int(let text):

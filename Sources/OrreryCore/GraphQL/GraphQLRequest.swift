@@ -16,7 +16,8 @@ public enum GraphQLRequest: Sendable {
             // The body is the query; a name and variables may come in the URL.
             let query = String(decoding: request.body, as: UTF8.self)
             let name = request.query.first { $0.name == "operationName" }?.value
-            self = .single(GraphQLOperation(operationName: name, query: query, variables: Self.variables(request.query)))
+            self = .single(
+                GraphQLOperation(operationName: name, query: query, variables: Self.variables(request.query)))
         } else {
             guard let json = JSONBodyParser.parse(request.body) else { return nil }
             self.init(json: json)
@@ -87,7 +88,8 @@ public enum GraphQLRequest: Sendable {
         {
             return true
         }
-        return contains(request.body, Array(#""query""#.utf8)) || contains(request.body, Array(#""operationName""#.utf8))
+        return contains(request.body, Array(#""query""#.utf8))
+            || contains(request.body, Array(#""operationName""#.utf8))
     }
 
     private static func contains(_ bytes: [UInt8], _ part: [UInt8]) -> Bool {

@@ -107,7 +107,9 @@ public struct RequestPattern: Sendable {
 
     /// `matches` with a view of the body shared by every pattern a lookup tries: what it parses (JSON, GraphQL)
     /// is parsed once per request, not once per stub.
-    public func matches(_ request: HTTPRequest, method requestMethod: String? = nil, body view: inout RequestBody) -> Bool {
+    public func matches(_ request: HTTPRequest, method requestMethod: String? = nil, body view: inout RequestBody)
+        -> Bool
+    {
         mismatches(request, method: requestMethod, stopAtFirst: true, body: &view).isEmpty
     }
 

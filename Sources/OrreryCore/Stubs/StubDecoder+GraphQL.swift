@@ -4,12 +4,16 @@ extension StubDecoder {
 
     mutating func graphQLMatcher(_ node: SourceNode) -> BodyMatcher? {
         guard case .object(let members) = node.value else {
-            fail(node.line, "'graphql' must be a mapping of \(Self.graphQLKeys.joined(separator: ", ")), not \(node.kindName)")
+            fail(
+                node.line,
+                "'graphql' must be a mapping of \(Self.graphQLKeys.joined(separator: ", ")), not \(node.kindName)")
             return nil
         }
         let errorCount = errors.count
         for member in members where !Self.graphQLKeys.contains(member.key) {
-            fail(member.keyLine, "unknown key '\(member.key)' in 'graphql'\(Suggestion.hint(for: member.key, in: Self.graphQLKeys))")
+            fail(
+                member.keyLine,
+                "unknown key '\(member.key)' in 'graphql'\(Suggestion.hint(for: member.key, in: Self.graphQLKeys))")
         }
         guard node["operationName"] != nil || node["query"] != nil else {
             fail(node.line, "'graphql' needs an operationName or a query (or both)")
@@ -21,9 +25,10 @@ extension StubDecoder {
             do {
                 query = (text, try GraphQLDocument(parsing: text).canonical)
             } catch {
-                // A block scalar's text starts on the line after its key; a quoted one on the key's line.
-                let isBlock = queryNode.line > 0 && text.contains("\n")
-                fail(queryNode.line + (isBlock ? error.line - 1 : 0), "graphql query: \(error)")
+                // In YAML, text of several lines is a block scalar (`|`), whose lines start after the key's; a JSON
+                // string is on one line of the file, whatever its escapes.
+                let isBlock = !displayPath.hasSuffix(".json") && queryNode.line > 0 && text.contains("\n")
+                fail(queryNode.line + (isBlock ? error.line : 0), "graphql query: \(error)")
             }
         }
         var variables: [(name: String, condition: GraphQLMatcher.VariableCondition)]?
@@ -35,7 +40,9 @@ extension StubDecoder {
                     variables?.append((item.key, condition))
                 }
             } else {
-                fail(variablesNode.line, "'variables' must be a mapping of variable names to values, not \(variablesNode.kindName)")
+                fail(
+                    variablesNode.line,
+                    "'variables' must be a mapping of variable names to values, not \(variablesNode.kindName)")
             }
         }
         guard errors.count == errorCount else { return nil }

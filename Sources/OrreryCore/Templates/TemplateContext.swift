@@ -75,7 +75,7 @@ public struct TemplateContext<Generator: RandomNumberGenerator> {
         return operation
     }
 
-        /// The response's UUID (version 4, lower case), made on first use.
+    /// The response's UUID (version 4, lower case), made on first use.
     mutating func uuid() -> [UInt8] {
         if let uuidBytes { return uuidBytes }
         let made = TemplateRenderer.uuid(high: generator.next(), low: generator.next())

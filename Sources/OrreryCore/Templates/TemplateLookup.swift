@@ -102,11 +102,18 @@ public struct TemplateScope: Sendable {
             return .failure(.init("unknown path parameter '\(name)'\(hint) (the path has \(parameterNames.map { "{\($0)}" }.joined(separator: ", ")))"))
         case "graphql":
             guard let field = rest.first, Self.graphQLFields.contains(field) else {
-                let hint = rest.first.flatMap { Suggestion.closest(to: $0, in: Self.graphQLFields) }.map { "; did you mean 'graphql.\($0)'?" } ?? ""
-                return .failure(.init("'\(name)': the GraphQL operation has \(Self.graphQLFields.map { "graphql.\($0)" }.joined(separator: ", "))\(hint)"))
+                let hint =
+                    rest.first.flatMap { Suggestion.closest(to: $0, in: Self.graphQLFields) }.map {
+                        "; did you mean 'graphql.\($0)'?"
+                    } ?? ""
+                return .failure(
+                    .init(
+                        "'\(name)': the GraphQL operation has \(Self.graphQLFields.map { "graphql.\($0)" }.joined(separator: ", "))\(hint)"
+                    ))
             }
             guard field == "variables" || rest.count == 1 else {
-                return .failure(.init("'graphql.\(field)' is text and has no field '\(rest.dropFirst().joined(separator: "."))'"))
+                return .failure(
+                    .init("'graphql.\(field)' is text and has no field '\(rest.dropFirst().joined(separator: "."))'"))
             }
             return .success(.graphQL(rest))
         case "now", "uuid":
