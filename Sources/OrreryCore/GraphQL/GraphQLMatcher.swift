@@ -5,6 +5,8 @@ public struct GraphQLMatcher: Sendable, CustomStringConvertible {
     public var query: (source: String, canonical: String)?
     /// Every variable the request must have, and nothing else; nil when the stub does not look at variables.
     public var variables: [(name: String, condition: VariableCondition)]?
+    /// The name of the stub's query's only operation: a near miss says the name differed when the query did.
+    public var queryOperationName: String?
 
     /// What one variable must be.
     public enum VariableCondition: Sendable, CustomStringConvertible {
@@ -44,10 +46,15 @@ public struct GraphQLMatcher: Sendable, CustomStringConvertible {
     public init(
         operationName: String? = nil, query: String?, variables: [(name: String, condition: VariableCondition)]? = nil
     ) throws(GraphQLSyntaxError) {
-        let canonical = try query.map { text throws(GraphQLSyntaxError) in
-            (text, try GraphQLDocument(parsing: text).canonical)
+        var canonical: (String, String)?
+        var name: String?
+        if let query {
+            let document = try GraphQLDocument(parsing: query)
+            canonical = (query, document.canonical)
+            name = document.operations.count == 1 ? document.operations.first?.name : nil
         }
         self.init(operationName: operationName, query: canonical, variables: variables)
+        queryOperationName = name
     }
 
     public func matches(_ operation: GraphQLOperation) -> Bool {
@@ -57,29 +64,46 @@ public struct GraphQLMatcher: Sendable, CustomStringConvertible {
     /// The first part of the operator the operation fails (`operationName`, `query`, `variables.NAME`), what it
     /// expected and what the operation had; nil when it matches.
     public func mismatch(_ operation: GraphQLOperation) -> (part: String, expected: String, actual: String?)? {
-        if let operationName, operationName != operation.effectiveName {
-            return ("operationName", "\"\(operationName)\"", operation.effectiveName.map { "\"\($0)\"" })
+        differences(operation, stopAtFirst: true).first
+    }
+
+    /// Every part of the operator the operation fails, for a near miss. A query of another operation also counts as
+    /// another operation name, so that the stub of the same operation comes out closest.
+    public func differences(
+        _ operation: GraphQLOperation, stopAtFirst: Bool = false
+    ) -> [(part: String, expected: String, actual: String?)] {
+        var found: [(part: String, expected: String, actual: String?)] = []
+        let queryDiffers = query.map { $0.canonical != operation.canonicalQuery } ?? false
+        // Matching reads only the name the stub writes; a near miss also the name inside the stub's query.
+        let name = operationName ?? (stopAtFirst || !queryDiffers ? nil : queryOperationName)
+        if let name, name != operation.effectiveName {
+            found.append(("operationName", "\"\(name)\"", operation.effectiveName.map { "\"\($0)\"" }))
+            if stopAtFirst { return found }
         }
-        if let query, query.canonical != operation.canonicalQuery {
+        if let query, queryDiffers {
             let actual: String? =
                 if let error = operation.syntaxError { "a query that does not parse (\(error))" } else {
                     operation.canonicalQuery.map { String($0.prefix(200)) }
                 }
-            return ("query", String(query.canonical.prefix(200)), actual)
+            found.append(("query", String(query.canonical.prefix(200)), actual))
+            if stopAtFirst { return found }
         }
         if let variables {
             let sent = operation.variables?.objectMembers ?? []
             for (name, condition) in variables {
                 let value = sent.first { $0.0 == name }?.1
                 if !condition.holds(value) {
-                    return ("variables.\(name)", condition.description, value.map { String($0.encoded.prefix(120)) })
+                    found.append(
+                        ("variables.\(name)", condition.description, value.map { String($0.encoded.prefix(120)) }))
+                    if stopAtFirst { return found }
                 }
             }
-            if let extra = sent.first(where: { member in !variables.contains { $0.name == member.0 } }) {
-                return ("variables", "no variable '\(extra.0)'", String(extra.1.encoded.prefix(120)))
+            for extra in sent where !variables.contains(where: { $0.name == extra.0 }) {
+                found.append(("variables", "no variable '\(extra.0)'", String(extra.1.encoded.prefix(120))))
+                if stopAtFirst { return found }
             }
         }
-        return nil
+        return found
     }
 
     public var description: String {

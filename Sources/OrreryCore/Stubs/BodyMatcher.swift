@@ -99,6 +99,15 @@ public enum BodyMatcher: Sendable, CustomStringConvertible {
         return (description, body.bytes.isEmpty ? nil : String(body.text().prefix(200)))
     }
 
+    /// Every difference a near miss lists: the explanation, but for `graphql`, each of its parts that failed.
+    public func differences(_ body: inout RequestBody) -> [(expected: String, actual: String?)] {
+        if case .graphQL(let matcher) = self, case .single(let operation)? = body.graphQL() {
+            let found = matcher.differences(operation)
+            if !found.isEmpty { return found.map { ("GraphQL \($0.part) \($0.expected)", $0.actual) } }
+        }
+        return [explanation(&body)]
+    }
+
     public var description: String {
         switch self {
         case .equalTo(let text): "equal to \"\(text.prefix(80))\""

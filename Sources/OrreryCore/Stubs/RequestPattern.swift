@@ -162,8 +162,13 @@ public struct RequestPattern: Sendable {
         guard !body.isEmpty else { return found }
         // One view of the body for every matcher: its JSON is parsed once, however many conditions read it.
         for matcher in body where !matcher.matches(&view) {
-            let (expected, actual) = matcher.explanation(&view)
-            if note(Mismatch(field: "body", expected: expected, actual: actual)) { return found }
+            if stopAtFirst {
+                let (expected, actual) = matcher.explanation(&view)
+                return found + [Mismatch(field: "body", expected: expected, actual: actual)]
+            }
+            for (expected, actual) in matcher.differences(&view) {
+                found.append(Mismatch(field: "body", expected: expected, actual: actual))
+            }
         }
         return found
     }

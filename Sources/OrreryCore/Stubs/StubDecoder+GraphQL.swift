@@ -21,9 +21,12 @@ extension StubDecoder {
         }
         let operationName = node["operationName"].flatMap { string($0, "operationName") }
         var query: (source: String, canonical: String)?
+        var queryOperationName: String?
         if let queryNode = node["query"], let text = string(queryNode, "query") {
             do {
-                query = (text, try GraphQLDocument(parsing: text).canonical)
+                let document = try GraphQLDocument(parsing: text)
+                query = (text, document.canonical)
+                if document.operations.count == 1 { queryOperationName = document.operations.first?.name }
             } catch {
                 // In YAML, text of several lines is a block scalar (`|`), whose lines start after the key's; a JSON
                 // string is on one line of the file, whatever its escapes.
@@ -46,7 +49,9 @@ extension StubDecoder {
             }
         }
         guard errors.count == errorCount else { return nil }
-        return .graphQL(GraphQLMatcher(operationName: operationName, query: query, variables: variables))
+        var matcher = GraphQLMatcher(operationName: operationName, query: query, variables: variables)
+        matcher.queryOperationName = queryOperationName
+        return .graphQL(matcher)
     }
 
     /// A variable's value, JSON-equal; or, written as a mapping of one value operator (`{matches: "^u-"}`), that
