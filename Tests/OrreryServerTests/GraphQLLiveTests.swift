@@ -174,4 +174,26 @@ struct GraphQLLiveTests {
             #expect((entry["request"] as? [String: Any])?["graphqlOperation"] as? String == "Rename")
         }
     }
+
+    @Test("The example of docs/graphql.md answers as the guide says")
+    func guideExample() async throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let guide = try String(contentsOf: root.appendingPathComponent("docs/graphql.md"), encoding: .utf8)
+        let start = try #require(guide.range(of: "```yaml\n"))
+        let end = try #require(guide.range(of: "```", range: start.upperBound..<guide.endIndex))
+        let example = String(guide[start.upperBound..<end.lowerBound])
+        try await LiveServer.with(files: ["stubs/graphql.yaml": example]) { (server: LiveServer) async throws in
+            let user = try await server.request(
+                "POST", "/graphql", headers: ["Content-Type": "application/json"],
+                body: Self.body([
+                    "operationName": "GetUser", "query": "query GetUser($id: ID!) { user(id: $id) { id name } }",
+                    "variables": ["id": "u-7"],
+                ]))
+            #expect(user.text == #"{"data":{"user":{"id":"u-7","name":"Ada"}}}"#)
+            let query = try #require(Self.listUsers.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+            let list = try await server.request("/graphql?query=\(query)")
+            #expect(list.status == 200 && list.text.contains("Ada"), "\(list.text)")
+        }
+    }
 }

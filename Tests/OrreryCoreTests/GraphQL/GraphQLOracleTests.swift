@@ -60,4 +60,16 @@ struct GraphQLOracleTests {
         #expect(
             ["itself", "reformatted", "shuffled", "changed", "broken"].allSatisfy { (kinds[$0] ?? 0) > 0 }, "\(kinds)")
     }
+
+    @Test("The canonical form of every document parses back to itself")
+    func canonicalIsStable() throws {
+        let folder = Self.fixtures.appendingPathComponent("graphql/queries")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".graphql") }
+        #expect(files.count > 10)
+        for file in files {
+            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            guard let canonical = Self.canonical(text) else { continue }
+            #expect(Self.canonical(canonical) == canonical, "\(file)")
+        }
+    }
 }
