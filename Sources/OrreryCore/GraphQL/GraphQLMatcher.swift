@@ -89,6 +89,11 @@ public struct GraphQLMatcher: Sendable, CustomStringConvertible {
             if stopAtFirst { return found }
         }
         if let variables {
+            // Variables that are not an object (text in a GET's URL that is not JSON) equal no stub's.
+            if let value = operation.variables, value.objectMembers == nil {
+                found.append(("variables", "a JSON object of variables", String(value.encoded.prefix(120))))
+                return found
+            }
             let sent = operation.variables?.objectMembers ?? []
             for (name, condition) in variables {
                 let value = sent.first { $0.0 == name }?.1

@@ -67,6 +67,9 @@ struct GraphQLMatcherTests {
             target: "/graphql?operationName=GetUser&query=\(encoded)&variables=%7B%22id%22%3A%227%22%7D")
         #expect(matcher.matches(get))
         #expect(!matcher.matches(.make(target: "/graphql?query=\(encoded)&variables=%7B%22id%22%3A8%7D")))
+        let unparsed = try pattern("      operationName: GetUser\n      variables: {}")
+        #expect(unparsed.matches(.make(target: "/graphql?operationName=GetUser&variables=%7B%7D")))
+        #expect(!unparsed.matches(.make(target: "/graphql?operationName=GetUser&variables=%7Bnot-json")))
         // A body that is not GraphQL, and a batch, are not one operation.
         #expect(!matcher.matches(post(#"{"id":"7"}"#)))
         #expect(
