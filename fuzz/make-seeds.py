@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Writes the seed corpora of the fuzz targets built on the whole of OrreryCore (stubs, matcher, regex, har,
-template) from the repository's stubs/ and tests: stub files, the stub text in the tests, the regex cases of the
+template, graphql) from the repository's stubs/ and tests: stub files, the stub text in the tests, the regex cases of the
 regex tests, the HAR fixtures cut into one entry each, and the templates of the template tests.
 
-    python3 fuzz/make-seeds.py      # rewrites fuzz/corpus/{stubs,matcher,regex,har,template}/seed-*
+    python3 fuzz/make-seeds.py      # rewrites fuzz/corpus/{stubs,matcher,regex,har,template,graphql}/seed-*
 
 Inputs are split into parts at the byte 0x01 (see fuzz/support/FuzzSupport.swift); the first byte of most is a
 control byte (see each target's header).
@@ -159,3 +159,13 @@ for is_json, text in stub_texts:
         elif isinstance(response.get("body"), str):
             template_seeds.append(b"\x00" + response["body"].encode() + SEP + REQUESTS[0] + SEP + REQUESTS[4])
 write("template", template_seeds)
+
+# GraphQL: the documents of the oracle test, each with a request that sends it (JSON POST, GET) and one that does not.
+graphql_seeds = []
+for path in sorted(glob.glob("Tests/Fixtures/graphql/queries/*.graphql")):
+    query = open(path, encoding="utf-8").read()
+    posted = json.dumps({"query": query, "variables": {"id": "u-1"}}).encode()
+    graphql_seeds.append(query.encode() + SEP + b"POST /graphql\nContent-Type: application/json\n\n" + posted)
+    graphql_seeds.append(query.encode() + SEP + b"GET /graphql?query=%7B%20a%20%7D&variables=%7B%7D\n")
+    graphql_seeds.append(query.encode() + SEP + b"POST /graphql\nContent-Type: application/graphql\n\n" + query.encode())
+write("graphql", graphql_seeds)

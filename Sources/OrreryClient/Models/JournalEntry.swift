@@ -46,6 +46,8 @@ public struct JournalEntry: Decodable, Sendable, Equatable, CustomStringConverti
         /// The body in base64 when it is not text.
         public let bodyBase64: String?
         public let bodyTruncated: Bool?
+        /// The GraphQL operation's name (a batch's names joined with `, `), for a GraphQL request.
+        public let graphqlOperation: String?
     }
 
     /// A response as the journal keeps it: the body as it was before any gzip.

@@ -19,6 +19,7 @@ extension JournalEntry {
             ("host", .string(self.request.host)),
             ("clientAddress", .string(clientAddress)),
         ]
+        if let operation = graphQLOperationName { request.append(("graphqlOperation", .string(operation))) }
         if includeHeaders { request.append(("headers", Self.json(self.request.headers))) }
         request.append(("bodySize", .int(requestBodySize)))
         if includeBody {

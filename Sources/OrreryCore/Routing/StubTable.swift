@@ -216,8 +216,10 @@ public struct StubTable: Sendable {
     private func lookup(
         _ request: HTTPRequest, method: String, scenarioState: (String) -> String, hidden: Set<String>
     ) -> IndexedStub? {
+        // One view of the body for every stub tried: its JSON and GraphQL are read once per request.
+        var body = RequestBody(request)
         func answers(_ entry: IndexedStub) -> Bool {
-            guard entry.stub.request.matches(request, method: method) else { return false }
+            guard entry.stub.request.matches(request, method: method, body: &body) else { return false }
             if !hidden.isEmpty && hidden.contains(entry.stub.id) { return false }
             guard let rule = entry.stub.scenario else { return true }
             return rule.allows(scenarioState(rule.name))
@@ -302,9 +304,10 @@ public struct StubTable: Sendable {
     ) -> [NearMiss] {
         var seen = Set<ObjectIdentifier>()
         var misses: [NearMiss] = []
+        var body = RequestBody(request)
         func consider(_ entry: IndexedStub) {
             guard !hidden.contains(entry.stub.id), seen.insert(ObjectIdentifier(entry)).inserted else { return }
-            var mismatches = entry.stub.request.mismatches(request)
+            var mismatches = entry.stub.request.mismatches(request, body: &body)
             if let rule = entry.stub.scenario, case let state = scenarioState(rule.name), !rule.allows(state) {
                 mismatches.append(
                     Mismatch(field: "scenario", name: rule.name, expected: rule.requiredState ?? "", actual: state))

@@ -21,10 +21,13 @@ public enum BodyMatcher: Sendable, CustomStringConvertible {
     case xml(XMLTree)
     /// `{ xpath: "//item[@id='7']" }`, alone (the expression is true) or with `equalTo`, `matches` or `contains`.
     case xpath(XPath, XPathCondition)
+    /// `graphql: {operationName, query, variables}`: a GraphQL operation, sent as JSON, as `application/graphql`
+    /// or in a GET's URL.
+    case graphQL(GraphQLMatcher)
 
     public static let operatorNames = [
         "equalTo", "json", "matches", "contains", "form", "binaryEqualTo", "jsonPath", "anyOf", "allOf", "not", "xml",
-        "xpath",
+        "xpath", "graphql",
     ]
 
     public func matches(_ body: [UInt8]) -> Bool {
@@ -62,6 +65,10 @@ public enum BodyMatcher: Sendable, CustomStringConvertible {
         case .xpath(let path, let condition):
             guard let tree = body.xml() else { return false }
             return condition.holds(path, in: tree)
+        case .graphQL(let matcher):
+            // A batch is matched operation by operation (by the pipeline), never as a whole.
+            guard case .single(let operation)? = body.graphQL() else { return false }
+            return matcher.matches(operation)
         }
     }
 
@@ -78,10 +85,27 @@ public enum BodyMatcher: Sendable, CustomStringConvertible {
             guard let json = body.json() else { return (description, "not JSON: " + String(body.text().prefix(120))) }
             let found = path.select(in: json)
             return (description, found.isEmpty ? nil : found.map { String($0.encoded.prefix(120)) }.joined(separator: ", "))
+        case .graphQL(let matcher):
+            switch body.graphQL() {
+            case nil: return (description, "no GraphQL operation (a JSON query, application/graphql, or ?query=)")
+            case .batch(let operations)?: return (description, "a batch of \(operations.count) operations")
+            case .single(let operation)?:
+                guard let (part, expected, actual) = matcher.mismatch(operation) else { break }
+                return ("GraphQL \(part) \(expected)", actual)
+            }
         default:
             break
         }
         return (description, body.bytes.isEmpty ? nil : String(body.text().prefix(200)))
+    }
+
+    /// Every difference a near miss lists: the explanation, but for `graphql`, each of its parts that failed.
+    public func differences(_ body: inout RequestBody) -> [(expected: String, actual: String?)] {
+        if case .graphQL(let matcher) = self, case .single(let operation)? = body.graphQL() {
+            let found = matcher.differences(operation)
+            if !found.isEmpty { return found.map { ("GraphQL \($0.part) \($0.expected)", $0.actual) } }
+        }
+        return [explanation(&body)]
     }
 
     public var description: String {
@@ -100,6 +124,7 @@ public enum BodyMatcher: Sendable, CustomStringConvertible {
         case .not(let matcher): "not " + matcher.description
         case .xml: "XML equal to the stub's"
         case .xpath(let path, let condition): "XPath \(path.source) \(condition)"
+        case .graphQL(let matcher): matcher.description
         }
     }
 }
@@ -170,13 +195,32 @@ public struct JSONMatchOptions: Sendable, Equatable {
 /// matchers ask.
 public struct RequestBody {
     public let bytes: [UInt8]
+    /// The whole request, for what is read beside the body (a GraphQL GET's URL, the content type).
+    private let request: HTTPRequest?
     private var decodedText: String?
     private var parsedJSON: JSONValue??
     private var decodedForm: [QueryItem]?
     private var parsedXML: XMLTree??
+    private var parsedGraphQL: GraphQLRequest??
 
     public init(_ bytes: [UInt8]) {
         self.bytes = bytes
+        request = nil
+    }
+
+    /// The body of a request, with the request beside it.
+    public init(_ request: HTTPRequest) {
+        bytes = request.body
+        self.request = request
+    }
+
+    /// The GraphQL the request carries, read and its queries parsed on first use; nil when it carries none.
+    public mutating func graphQL() -> GraphQLRequest? {
+        if let parsedGraphQL { return parsedGraphQL }
+        let parsed: GraphQLRequest? =
+            if let request { GraphQLRequest(request) } else { json().flatMap { GraphQLRequest(json: $0) } }
+        parsedGraphQL = .some(parsed)
+        return parsed
     }
 
     public mutating func text() -> String {

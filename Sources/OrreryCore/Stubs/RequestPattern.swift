@@ -101,13 +101,31 @@ public struct RequestPattern: Sendable {
 
     /// True when every condition holds; stops at the first that does not (the request path's check).
     public func matches(_ request: HTTPRequest, method requestMethod: String? = nil) -> Bool {
-        mismatches(request, method: requestMethod, stopAtFirst: true).isEmpty
+        var view = RequestBody(request)
+        return mismatches(request, method: requestMethod, stopAtFirst: true, body: &view).isEmpty
+    }
+
+    /// `matches` with a view of the body shared by every pattern a lookup tries: what it parses (JSON, GraphQL)
+    /// is parsed once per request, not once per stub.
+    public func matches(_ request: HTTPRequest, method requestMethod: String? = nil, body view: inout RequestBody)
+        -> Bool
+    {
+        mismatches(request, method: requestMethod, stopAtFirst: true, body: &view).isEmpty
     }
 
     /// Every condition that does not hold, in the order path, method, host, query, headers, body.
     public func mismatches(_ request: HTTPRequest, method requestMethod: String? = nil, stopAtFirst: Bool = false)
         -> [Mismatch]
     {
+        var view = RequestBody(request)
+        return mismatches(request, method: requestMethod, stopAtFirst: stopAtFirst, body: &view)
+    }
+
+    /// `mismatches` with a body view shared across patterns.
+    public func mismatches(
+        _ request: HTTPRequest, method requestMethod: String? = nil, stopAtFirst: Bool = false,
+        body view: inout RequestBody
+    ) -> [Mismatch] {
         var found: [Mismatch] = []
         func note(_ mismatch: Mismatch) -> Bool {
             found.append(mismatch)
@@ -143,10 +161,14 @@ public struct RequestPattern: Sendable {
         }
         guard !body.isEmpty else { return found }
         // One view of the body for every matcher: its JSON is parsed once, however many conditions read it.
-        var view = RequestBody(request.body)
         for matcher in body where !matcher.matches(&view) {
-            let (expected, actual) = matcher.explanation(&view)
-            if note(Mismatch(field: "body", expected: expected, actual: actual)) { return found }
+            if stopAtFirst {
+                let (expected, actual) = matcher.explanation(&view)
+                return found + [Mismatch(field: "body", expected: expected, actual: actual)]
+            }
+            for (expected, actual) in matcher.differences(&view) {
+                found.append(Mismatch(field: "body", expected: expected, actual: actual))
+            }
         }
         return found
     }

@@ -121,6 +121,8 @@ extension StubDecoder {
                 if let operand = bodyOperand(member.value) { matchers.append(.not(operand)) }
             case "xml":
                 if let matcher = xmlMatcher(member.value) { matchers.append(matcher) }
+            case "graphql":
+                if let matcher = graphQLMatcher(member.value) { matchers.append(matcher) }
             default:
                 let names = BodyMatcher.operatorNames + Self.jsonOptionKeys
                 fail(member.keyLine, "unknown body matcher '\(member.key)'\(Suggestion.hint(for: member.key, in: names))")

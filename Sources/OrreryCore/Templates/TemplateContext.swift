@@ -16,6 +16,7 @@ public struct TemplateContext<Generator: RandomNumberGenerator> {
     public private(set) var exceeded: TemplateBudget.Exceeded?
     private var stepsLeft: Int
     private var parsedJSON: JSONValue??
+    private var graphQLOperation: JSONValue??
     private var uuidBytes: [UInt8]?
 
     public init(
@@ -62,6 +63,16 @@ public struct TemplateContext<Generator: RandomNumberGenerator> {
         let parsed = JSONBodyParser.parse(request.body)
         parsedJSON = .some(parsed)
         return parsed
+    }
+
+    /// The request's GraphQL operation as `{operationName, query, variables}`, read on first use; nil when the
+    /// request carries none (or a batch, whose operations are answered one by one).
+    mutating func graphQL() -> JSONValue? {
+        if let graphQLOperation { return graphQLOperation }
+        var operation: JSONValue?
+        if case .single(let single)? = GraphQLRequest(request) { operation = single.json }
+        graphQLOperation = .some(operation)
+        return operation
     }
 
     /// The response's UUID (version 4, lower case), made on first use.

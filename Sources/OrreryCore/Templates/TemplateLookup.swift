@@ -27,6 +27,8 @@ enum RootLookup: Sendable {
     case json([String])
     /// A path parameter, by its position in the stub's path.
     case parameter(Int)
+    /// `graphql.operationName`, `graphql.query`, `graphql.variables.NAME`: the request's GraphQL operation.
+    case graphQL([String])
     case now
     case uuid
 }
@@ -41,12 +43,14 @@ public struct TemplateScope: Sendable {
         self.parameterNames = parameterNames
     }
 
-    static let roots = ["request", "params", "now", "uuid"]
+    static let roots = ["request", "params", "now", "uuid", "graphql"]
     static let requestFields = ["method", "path", "pathSegments", "query", "headers", "body", "json"]
+    static let graphQLFields = ["operationName", "query", "variables"]
 
     /// Every name a template may start with, for "did you mean" hints on a misspelt one.
     var knownNames: [String] {
         Self.requestFields.map { "request.\($0)" } + parameterNames.map { "params.\($0)" } + ["now", "uuid"]
+            + Self.graphQLFields.map { "graphql.\($0)" }
     }
 
     /// Resolves a dotted name of the root context, or says what is wrong with it.
@@ -105,6 +109,22 @@ public struct TemplateScope: Sendable {
             }
             let hint = Suggestion.closest(to: parameter, in: parameterNames).map { "; did you mean 'params.\($0)'?" } ?? ""
             return .failure(.init("unknown path parameter '\(name)'\(hint) (the path has \(parameterNames.map { "{\($0)}" }.joined(separator: ", ")))"))
+        case "graphql":
+            guard let field = rest.first, Self.graphQLFields.contains(field) else {
+                let hint =
+                    rest.first.flatMap { Suggestion.closest(to: $0, in: Self.graphQLFields) }.map {
+                        "; did you mean 'graphql.\($0)'?"
+                    } ?? ""
+                return .failure(
+                    .init(
+                        "'\(name)': the GraphQL operation has \(Self.graphQLFields.map { "graphql.\($0)" }.joined(separator: ", "))\(hint)"
+                    ))
+            }
+            guard field == "variables" || rest.count == 1 else {
+                return .failure(
+                    .init("'graphql.\(field)' is text and has no field '\(rest.dropFirst().joined(separator: "."))'"))
+            }
+            return .success(.graphQL(rest))
         case "now", "uuid":
             guard rest.isEmpty else { return .failure(.init("'\(root)' has no field '\(rest.joined(separator: "."))'")) }
             return .success(root == "now" ? .now : .uuid)
@@ -125,7 +145,7 @@ public struct TemplateScope: Sendable {
         if let root = components.first, let match = Suggestion.closest(to: root, in: Self.roots) {
             return "; did you mean '\(([match] + components.dropFirst()).joined(separator: "."))'?"
         }
-        return " (names start with request, params, now or uuid)"
+        return " (names start with request, params, graphql, now or uuid)"
     }
 }
 

@@ -143,6 +143,9 @@ enum TemplateRenderer {
             return descend(json, components[...])
         case .parameter(let index):
             return index < context.parameters.values.count ? .text(context.parameters.values[index]) : .missing
+        case .graphQL(let components):
+            guard let operation = context.graphQL() else { return .missing }
+            return descend(operation, components[...])
         case .now: return .now
         case .uuid: return .uuid
         }

@@ -132,6 +132,8 @@ public enum WireMockExport {
             return .object(out)
         case .binaryEqualTo(let bytes): return .object([("binaryEqualTo", .string(Data(bytes).base64EncodedString()))])
         case .form: throw Unsupported("form body conditions have no WireMock 2 equivalent")
+        case .graphQL:
+            throw Unsupported("graphql body conditions have no WireMock 2 equivalent (only an extension has one)")
         case .jsonPath(let path, let condition):
             switch condition {
             case .present: return .object([("matchesJsonPath", .string(path.source))])

@@ -236,6 +236,7 @@ label.check { flex-direction: row; align-items: center; gap: 0.35rem; font-size:
 .summary .time { color: var(--muted); font-family: var(--mono); font-size: 0.85rem; }
 .summary .method { font-weight: 700; font-family: var(--mono); font-size: 0.9rem; }
 .summary .path { font-family: var(--mono); font-size: 0.9rem; }
+.summary .operation { font-weight: 700; color: var(--accent); }
 .summary .answer { color: var(--muted); font-size: 0.9rem; }
 .summary .duration { text-align: right; color: var(--muted); font-family: var(--mono); font-size: 0.85rem; }
 
@@ -591,7 +592,8 @@ legend { font-weight: 600; margin-bottom: 0.35rem; padding: 0; }
     const request = entry.request || {};
     if (f.method && request.method !== f.method) return false;
     if (f.status && String(Math.floor((entry.response.status || 0) / 100)) !== f.status) return false;
-    if (f.path && !String(request.url || request.path || '').toLowerCase().includes(f.path)) return false;
+    const where = String(request.url || request.path || '') + ' ' + (request.graphqlOperation || '');
+    if (f.path && !where.toLowerCase().includes(f.path)) return false;
     if (f.answer && answerKind(entry) !== f.answer) return false;
     if (f.stub) {
       if (!entry.stub) return false;
@@ -616,7 +618,8 @@ legend { font-weight: 600; margin-bottom: 0.35rem; padding: 0; }
     el('span', { class: 'time', title: entry.time, text: clockTime(entry.time) }),
     el('span', { class: 'method', text: request.method }),
     el('span', { class: 'status-cell' }, el('span', { class: statusClass(response.status), text: response.status || 'fault' })),
-    el('span', { class: 'path', title: url, text: url }),
+    el('span', { class: 'path', title: url, text: url },
+      request.graphqlOperation ? el('span', { class: 'operation', text: ' ' + request.graphqlOperation }) : null),
     el('span', { class: 'answer', text: (session ? '[' + session + '] ' : '') + answerText(entry) }),
     el('span', { class: 'duration', text: duration(entry.durationMs) }));
     const details = el('div', { id: detailsId, class: 'details', hidden: true });
@@ -721,7 +724,8 @@ legend { font-weight: 600; margin-bottom: 0.35rem; padding: 0; }
       el('section', { 'aria-label': 'Request' },
         el('h3', { text: 'Request' }),
         facts([
-          ['Method', request.method], ['URL', request.url], ['Host', request.host], ['Client', request.clientAddress],
+          ['Method', request.method], ['URL', request.url], ['GraphQL operation', request.graphqlOperation],
+          ['Host', request.host], ['Client', request.clientAddress],
           ['Session', session], ['Time', entry.time], ['Duration', duration(entry.durationMs)],
         ]),
         el('h4', { text: 'Headers' }),

@@ -100,12 +100,20 @@ final class Pipeline {
             return Self.answer(
                 request, scheme: scheme, from: entry, prepared: session.nextResponse(of: entry), budget: templateBudget)
         }
+        // A GraphQL batch no stub takes whole is answered operation by operation; a miss explains the first
+        // operation no stub answers.
+        var missed = request
+        switch Self.graphQLBatch(request, scheme: scheme, in: session, index: index, budget: templateBudget) {
+        case .answered(let reply)?: return reply
+        case .missed(let operation)?: missed = operation
+        case nil: break
+        }
         if let environments, let plan = ProxyForwarder.plan(request, environments: environments, via: via) { return plan }
         if request.path == "/favicon.ico", request.method == "GET" || request.method == "HEAD" {
             // A browser asks for it on its own: an empty answer, not a miss in the journal.
             return .made(Response(status: 204, headers: HTTPHeaders(), body: Payload([UInt8]())), outcome: nil)
         }
-        let nearMisses = session.nearMisses(request, shared: index)
+        let nearMisses = session.nearMisses(missed, shared: index)
         let closest = Self.closestStubs(nearMisses)
         if speaksWireMock {
             let hasStubs = session.stubs.visibleCount(shared: index) > 0
