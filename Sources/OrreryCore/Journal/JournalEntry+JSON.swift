@@ -19,6 +19,8 @@ extension JournalEntry {
             ("host", .string(self.request.host)),
             ("clientAddress", .string(clientAddress)),
         ]
+        // Only what is not the usual HTTP/1.1 is written, as `scheme` is.
+        if httpVersion != "1.1" { request.append(("httpVersion", .string(httpVersion))) }
         if includeHeaders { request.append(("headers", Self.json(self.request.headers))) }
         request.append(("bodySize", .int(requestBodySize)))
         if includeBody {

@@ -60,11 +60,11 @@ extension ServerConnection {
     func tlsReadable() {
         guard !isClosed, let tls, let input = bufferevent_get_input(tls) else { return }
         let scratch = worker.scratch
-        while !isClosed, machine.isReading, evbuffer_get_length(input) > 0 {
+        while !isClosed, http2?.wantsRead ?? machine.isReading, evbuffer_get_length(input) > 0 {
             let count = evbuffer_remove(input, scratch.baseAddress, scratch.count)
             guard count > 0 else { break }
             noteActivity()
-            process(machine.received(UnsafeRawBufferPointer(rebasing: scratch[0..<Int(count)])))
+            received(UnsafeRawBufferPointer(rebasing: scratch[0..<Int(count)]))
         }
         flush()
     }
@@ -82,6 +82,10 @@ extension ServerConnection {
             // What came before the end is read first; a client may half-close after its request.
             tlsReadable()
             guard !isClosed else { return }
+            if http2 != nil {
+                close()
+                return
+            }
             process(machine.receivedEnd())
             flush()
             return
@@ -151,6 +155,8 @@ extension ServerConnection {
         isReadingEnabled = false
         if !received.isEmpty, let input = bufferevent_get_input(plain) { evbuffer_add(input, received, received.count) }
         machine = HTTP1ConnectionStateMachine(configuration: worker.machineConfiguration)
+        // Inside the tunnel the client may speak HTTP/2 (ALPN `h2`): its first bytes tell again.
+        preface = HTTP2Preface()
         interceptedAuthority = authority
         guard startTLS(over: plain, session: { () throws(EventError) in try context.makeServerSession(defaultName: defaultName) })
         else {

@@ -53,6 +53,7 @@ final class NetworkServiceLogger: Sendable {
             response: Self.captured(status: status, headers: headers, body: body(), bodySize: bodySize, limit: limit),
             outcome: outcome())
         entry.scheme = exchange.scheme
+        entry.httpVersion = exchange.responder.httpVersion
         entry.session = exchange.session.id
         entry.fault = fault
         let kept = Journal.Kept(entry) { entry in
