@@ -49,6 +49,11 @@ enum HTTP2Callbacks {
     static let onFrameReceived: nghttp2_on_frame_recv_callback = { _, frame, user in
         guard let frame, let connection = connection(user) else { return 0 }
         let type = UInt32(frame.pointee.hd.type)
+        if type == NGHTTP2_PING.rawValue || type == NGHTTP2_SETTINGS.rawValue {
+            // What the server must answer (an ACK each), not ACKs themselves.
+            let isAck = frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0
+            return isAck ? 0 : connection.controlFrameReceived()
+        }
         guard type == NGHTTP2_HEADERS.rawValue || type == NGHTTP2_DATA.rawValue else { return 0 }
         let endsStream = frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
         return connection.frameReceived(

@@ -96,7 +96,7 @@ final class HTTP2Connection {
         let result = nghttp2_session_mem_recv(
             session, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count)
         isInside = false
-        if result < 0 {
+        if result < 0 && !isEnding {
             // A fatal error (a CONTINUATION or PING flood, a bad preface) queues no GOAWAY: one is queued here so
             // the client learns why, then the connection closes.
             let code =
@@ -104,8 +104,8 @@ final class HTTP2Connection {
                     || result == Int(NGHTTP2_ERR_TOO_MANY_CONTINUATIONS.rawValue)
                 ? NGHTTP2_ENHANCE_YOUR_CALM.rawValue : NGHTTP2_PROTOCOL_ERROR.rawValue
             nghttp2_session_terminate_session(session, code)
-            isEnding = true
         }
+        if result < 0 { isEnding = true }
         send()
     }
 
@@ -260,6 +260,29 @@ final class HTTP2Connection {
             return Int(NGHTTP2_ERR_DEFERRED.rawValue)
         }
         return count
+    }
+
+    /// PINGs and SETTINGS the client may still send before it is cut off, refilled over time (a token bucket):
+    /// each costs an answer, and nghttp2 counts only the answers it holds itself, which depends on the read size.
+    private var controlBudget = HTTP2Connection.controlBurst
+    private var controlRefilledAt = 0
+    static let controlBurst = 1000
+    /// Tokens back per second.
+    static let controlRate = 100
+
+    func controlFrameReceived() -> Int32 {
+        let now = connection.worker.now
+        let earned = (now - controlRefilledAt) * Self.controlRate / 1000
+        if earned > 0 {
+            controlBudget = min(Self.controlBurst, controlBudget + earned)
+            controlRefilledAt = now
+        }
+        controlBudget -= 1
+        guard controlBudget < 0 else { return 0 }
+        // A PING or SETTINGS flood: GOAWAY (ENHANCE_YOUR_CALM), and nothing more of this read is processed.
+        if let session { nghttp2_session_terminate_session(session, NGHTTP2_ENHANCE_YOUR_CALM.rawValue) }
+        isEnding = true
+        return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue
     }
 
     // MARK: - Requests

@@ -59,6 +59,12 @@ extension ServerConnection {
     /// Bytes decrypted: handed to the machine as plain bytes are, a scratch buffer at a time.
     func tlsReadable() {
         guard !isClosed, let tls, let input = bufferevent_get_input(tls) else { return }
+        if isClosingTLS {
+            // An HTTP/2 connection that ends reads on and drops what comes, so that its GOAWAY is read rather than
+            // lost to the reset a close under unread input makes.
+            evbuffer_drain(input, evbuffer_get_length(input))
+            return
+        }
         let scratch = worker.scratch
         while !isClosed, http2?.wantsRead ?? machine.isReading, evbuffer_get_length(input) > 0 {
             let count = evbuffer_remove(input, scratch.baseAddress, scratch.count)
@@ -120,12 +126,20 @@ extension ServerConnection {
         if !isClosingTLS {
             isClosingTLS = true
             deadline = worker.now + worker.configuration.lingerMilliseconds
+            if http2 != nil { updateReading() }
         }
         if !isTLSShutDown, let output = bufferevent_get_output(tls), evbuffer_get_length(output) == 0 {
             isTLSShutDown = true
             if let ssl = bufferevent_openssl_get_ssl(tls) { SSL_shutdown(ssl) }
         }
-        if (isTLSShutDown && queuedInBufferevent == 0) || worker.now >= deadline {
+        if isTLSShutDown && queuedInBufferevent == 0 && http2 != nil && worker.now < deadline {
+            // HTTP/2's lingering close: the write side shut, the client's last bytes read and dropped until it
+            // closes (the EOF closes this end) or the linger time is over.
+            if !isTLSLingering {
+                isTLSLingering = true
+                shutdown(fd, Int32(SHUT_WR))
+            }
+        } else if (isTLSShutDown && queuedInBufferevent == 0) || worker.now >= deadline {
             close()
             return
         }

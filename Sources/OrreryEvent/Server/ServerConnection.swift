@@ -54,6 +54,8 @@ final class ServerConnection {
     /// (activity moved the deadline) waits again for the rest.
     var armedTimeout: HTTP1ConnectionStateMachine.Timeout?
     private var isLingering = false
+    /// An HTTP/2 connection over TLS has shut its write side after close_notify and drops what still comes.
+    var isTLSLingering = false
     var deadline = 0
     var isClosed = false
     /// The answer being streamed, if the current one is.
@@ -560,7 +562,7 @@ final class ServerConnection {
 
     func updateReading() {
         let reading = http2.map(\.wantsRead) ?? (machine.isReading || isWatchingStreamClient)
-        let wanted = !isClosed && (reading || isLingering)
+        let wanted = !isClosed && (reading || isLingering || (isClosingTLS && http2 != nil))
         if tls != nil {
             updateTLSReading(wanted)
             return
