@@ -9,6 +9,7 @@ Prints one JSON object: for `requests`, each stream's status, headers, body, res
 it ended, and the GOAWAY's error code if one came; for an attack, what the server did (GOAWAY code, resets, whether
 it closed the connection). Loopback only, every wait bounded.
 """
+import base64
 import json
 import socket
 import ssl
@@ -210,12 +211,14 @@ def requests(port, tls, spec):
     config = h2.config.H2Configuration(client_side=True, validate_inbound_headers=False, header_encoding=None)
     conn = h2.connection.H2Connection(config=config)
     conn.initiate_connection()
+    # A window large enough for the largest answer the tests ask for, so that none waits on the client.
+    conn.increment_flow_control_window(16 * 1024 * 1024)
     start = time.time()
     streams = {}
     order = []
     for request in spec["requests"]:
         stream = conn.get_next_available_stream_id()
-        body = request.get("body", "").encode()
+        body = base64.b64decode(request["bodyBase64"]) if "bodyBase64" in request else request.get("body", "").encode()
         headers = [(":method", request.get("method", "GET")), (":path", request["path"]),
                    (":scheme", "https" if tls else "http"), (":authority", "localhost")]
         headers += [tuple(pair) for pair in request.get("headers", [])]
@@ -256,6 +259,7 @@ def requests(port, tls, spec):
                 goaway = int(event.error_code)
         sock.sendall(conn.data_to_send())
     for stream in streams.values():
+        stream["bodyBase64"] = base64.b64encode(stream["body"]).decode()
         stream["body"] = stream["body"].decode("utf-8", "replace")
     return {"streams": [streams[s] for s in order], "goaway": goaway}
 
