@@ -29,7 +29,8 @@ struct HTTP2Tests {
 
     @Test("Upgrade: h2c takes a bodiless request with one HTTP2-Settings, and drops the fields that asked")
     func upgrade() throws {
-        let settings = "AAMAAABkAARAAAAAAAIAAAAA"  // curl's: MAX_CONCURRENT_STREAMS 100, INITIAL_WINDOW_SIZE, ENABLE_PUSH 0
+        // curl's: MAX_CONCURRENT_STREAMS 100, INITIAL_WINDOW_SIZE, ENABLE_PUSH 0.
+        let settings = "AAMAAABkAARAAAAAAAIAAAAA"
         let request = HTTPRequest(
             method: "GET", target: "/a?b=1",
             headers: [
