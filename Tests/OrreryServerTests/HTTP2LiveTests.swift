@@ -272,3 +272,46 @@ struct HTTP2LiveTests {
         }
     }
 }
+
+/// The proxy and recording with HTTP/2 clients: an HTTP/1.1 upstream's answers relayed on streams, recorded, and
+/// replayed offline over HTTP/2 as they were recorded.
+@Suite("HTTP/2 forwarding and recording")
+struct HTTP2RecordingLiveTests {
+    static let requests: [H2Client.Request] = [
+        .init("/rec/json?b=2&a=1"), .init("/rec/text"), .init("/rec/image.png"), .init("/chunked"), .init("/rec/big"),
+        .init("POST", "/rec/orders", headers: [("Content-Type", "application/json")], body: Array(#"{"sku":"A"}"#.utf8)),
+    ]
+
+    @Test("forwarded streams are relayed and recorded; the recording replays offline over HTTP/2, byte for byte")
+    func recordThenReplay() async throws {
+        let recordings = try RecordingLiveTests.recordingFolder()
+        defer { try? FileManager.default.removeItem(at: recordings) }
+        let upstream = try FixtureProcess.upstream(name: "prod")
+        var recorded: [H2Client.Stream] = []
+        try await LiveServer.with(files: ["config/hosts.json": hostMap([("PROD", "127.0.0.1:\(upstream.port)", "http")])]) {
+            $0.recording = RecordingSettings(folder: recordings.path)
+        } _: { (server: LiveServer) async throws in
+            recorded = try H2Client.send(port: server.port, Self.requests, timeout: 10).streams
+            #expect(recorded.map(\.status) == ["200", "200", "200", "200", "200", "201"])
+            #expect(recorded.allSatisfy { $0.reset == nil && $0.ms != nil })
+            let stopped = try await server.request("POST", "/__admin/recordings/stop").json()
+            #expect(stopped["exchangesRecorded"] as? Int == Self.requests.count)
+        }
+        upstream.stop()
+        let written = RecordingLiveTests.files(under: recordings)
+        #expect(written.keys.contains("api.example.com/rec/json.GET.yaml"))
+        try await LiveServer.with(files: [:]) {
+            $0.isOffline = true
+            $0.recording = RecordingSettings(folder: recordings.path, mode: .none)
+        } _: { (server: LiveServer) async throws in
+            var replay = Self.requests
+            replay[0] = .init("/rec/json?a=1&b=2")
+            let replayed = try H2Client.send(port: server.port, replay, timeout: 10).streams
+            for (index, (before, after)) in zip(recorded, replayed).enumerated() {
+                #expect(after.status == before.status, "\(replay[index].path)")
+                #expect(after.bytes == before.bytes, "\(replay[index].path)")
+                #expect(after.values("content-type") == before.values("content-type"), "\(replay[index].path)")
+            }
+        }
+    }
+}
