@@ -30,6 +30,11 @@ struct HTTP2LiveTests {
           response: { body: "{{request.method}} {{request.body}} {{request.headers.x-tag}}", template: true }
         - request: { method: GET, path: /big }
           response: { body: "\(String(repeating: "0123456789", count: 20_000))" }
+        - request: { method: POST, path: /grpc.Greeter/SayHello }
+          response:
+            headers: { content-type: application/grpc }
+            body: "\\0\\0\\0\\0\\0"
+            trailers: { grpc-status: "0", grpc-message: OK }
         - request: { method: GET, path: /cart }
           scenario: checkout
           requiredState: Started
@@ -223,6 +228,40 @@ struct HTTP2LiveTests {
         }
     }
 
+    @Test("a stub's trailers: HTTP/2 trailers, HTTP/1.1 chunked trailers for TE: trailers, and none for other clients")
+    func trailers() async throws {
+        try await Self.with { server in
+            let result = try H2Client.send(port: server.port, [H2Client.Request("POST", "/grpc.Greeter/SayHello")])
+            let stream = try #require(result.streams.first)
+            #expect(stream.status == "200" && stream.values("content-type") == ["application/grpc"])
+            #expect(stream.bytes == [0, 0, 0, 0, 0])
+            #expect(stream.trailers == [["grpc-status", "0"], ["grpc-message", "OK"]])
+
+            let script = """
+                import socket, sys
+                for te in ["TE: trailers\\r\\n", ""]:
+                    with socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=10) as s:
+                        s.sendall(("POST /grpc.Greeter/SayHello HTTP/1.1\\r\\nHost: x\\r\\nContent-Length: 0\\r\\n" + te
+                                   + "Connection: close\\r\\n\\r\\n").encode())
+                        data = b""
+                        while True:
+                            piece = s.recv(65536)
+                            if not piece:
+                                break
+                            data += piece
+                    head, _, body = data.partition(b"\\r\\n\\r\\n")
+                    print(repr(body), b"chunked" in head.lower(), b"content-length: 5" in head.lower())
+                """
+            let output = String(
+                decoding: try ClientProcess.run("python3", ["-c", script, String(server.port)]), as: UTF8.self)
+            #expect(
+                output.split(separator: "\n") == [
+                    #"b'5\r\n\x00\x00\x00\x00\x00\r\n0\r\ngrpc-status: 0\r\ngrpc-message: OK\r\n\r\n' True False"#,
+                    #"b'\x00\x00\x00\x00\x00' False True"#,
+                ])
+        }
+    }
+
     /// Each attack, the GOAWAY code it gets (nil: refused streams instead), and what else is expected.
     static let attacks: [(name: String, goaway: Int?)] = [
         ("rapid-reset", 2),  // nghttp2's own limit: INTERNAL_ERROR
@@ -279,7 +318,8 @@ struct HTTP2LiveTests {
 struct HTTP2RecordingLiveTests {
     static let requests: [H2Client.Request] = [
         .init("/rec/json?b=2&a=1"), .init("/rec/text"), .init("/rec/image.png"), .init("/chunked"), .init("/rec/big"),
-        .init("POST", "/rec/orders", headers: [("Content-Type", "application/json")], body: Array(#"{"sku":"A"}"#.utf8)),
+        .init(
+            "POST", "/rec/orders", headers: [("Content-Type", "application/json")], body: Array(#"{"sku":"A"}"#.utf8)),
     ]
 
     @Test("forwarded streams are relayed and recorded; the recording replays offline over HTTP/2, byte for byte")
@@ -288,7 +328,9 @@ struct HTTP2RecordingLiveTests {
         defer { try? FileManager.default.removeItem(at: recordings) }
         let upstream = try FixtureProcess.upstream(name: "prod")
         var recorded: [H2Client.Stream] = []
-        try await LiveServer.with(files: ["config/hosts.json": hostMap([("PROD", "127.0.0.1:\(upstream.port)", "http")])]) {
+        try await LiveServer.with(files: [
+            "config/hosts.json": hostMap([("PROD", "127.0.0.1:\(upstream.port)", "http")])
+        ]) {
             $0.recording = RecordingSettings(folder: recordings.path)
         } _: { (server: LiveServer) async throws in
             recorded = try H2Client.send(port: server.port, Self.requests, timeout: 10).streams

@@ -34,7 +34,7 @@ public struct HTTP2Upgrade: Sendable {
         "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n".utf8)
 
     /// Whether a comma-separated field value names `token` (any case).
-    static func list(_ value: String, contains token: String) -> Bool {
+    public static func list(_ value: String, contains token: String) -> Bool {
         value.split(separator: ",").contains { item in
             String(item.filter { $0 != " " && $0 != "\t" }).equalsIgnoringASCIICase(token)
         }

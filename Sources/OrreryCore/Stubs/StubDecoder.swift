@@ -34,6 +34,7 @@ public struct StubDecoder {
     static let requestKeys = ["method", "host", "path", "url", "urlPattern", "pathPattern", "query", "headers", "body"]
     static let responseKeys = [
         "status", "headers", "body", "json", "bodyFile", "delay", "encoding", "template", "throttle", "fault", "paginate",
+        "trailers",
     ]
     static let baseKeys = ["host", "path", "headers"]
     static let fileKeys = ["base", "stubs"]

@@ -198,6 +198,22 @@ final class HTTP2Connection {
         return fields
     }
 
+    /// Submits a trailer block (allowed inside the data source's callback).
+    private func submit(_ fields: HTTP2Fields, on streamID: Int32, session: OpaquePointer) {
+        fields.bytes.withUnsafeBufferPointer { bytes in
+            withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: max(1, fields.fields.count)) { nv in
+                let base = UnsafeMutablePointer(mutating: bytes.baseAddress)
+                for (index, field) in fields.fields.enumerated() {
+                    nv[index] = nghttp2_nv(
+                        name: base.map { $0 + field.nameStart }, value: base.map { $0 + field.valueStart },
+                        namelen: field.nameCount, valuelen: field.valueCount,
+                        flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+                }
+                _ = nghttp2_submit_trailer(session, streamID, nv.baseAddress, fields.fields.count)
+            }
+        }
+    }
+
     func submitResponse(_ stream: HTTP2Stream, fields: HTTP2Fields, hasBody: Bool) {
         guard let session, nghttp2_session_find_stream(session, stream.id) != nil else { return }
         let result = fields.bytes.withUnsafeBufferPointer { bytes -> Int32 in
@@ -253,6 +269,11 @@ final class HTTP2Connection {
                 return count > 0 ? count : Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
             }
             flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
+            if let trailers = stream.trailers, let session {
+                // The last DATA frame leaves the stream open; the trailers' HEADERS end it.
+                flags.pointee |= NGHTTP2_DATA_FLAG_NO_END_STREAM.rawValue
+                submit(trailers, on: stream.id, session: session)
+            }
             return count
         }
         if count == 0 {

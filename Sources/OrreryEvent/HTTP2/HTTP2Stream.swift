@@ -25,6 +25,8 @@ final class HTTP2Stream {
     var isBodyComplete = false
     /// After what is queued, the stream is reset rather than ended (a body cut on purpose).
     var resetsAfterBody = false
+    /// Fields to send after the body, as a HEADERS frame that ends the stream.
+    var trailers: HTTP2Fields?
     /// nghttp2 asked for data while none was queued: it waits to be resumed.
     var isDeferred = false
     /// The answer is relayed or streamed: its writer hears when the client has taken what was queued.
@@ -47,11 +49,10 @@ final class HTTP2Stream {
         guard isOpen, !isAnswered, let owner else { return }
         isAnswered = true
         let hasBody = !isHead && response.body.count > 0
-        if hasBody {
-            queue.append(response.body)
-            isBodyComplete = true
-        }
-        owner.submitResponse(self, fields: owner.fields(for: response), hasBody: hasBody)
+        if hasBody { queue.append(response.body) }
+        isBodyComplete = true
+        if let fields = response.trailers, !isHead { trailers = HTTP2Fields(status: nil, headers: fields) }
+        owner.submitResponse(self, fields: owner.fields(for: response), hasBody: hasBody || trailers != nil)
     }
 
     /// Sends an answer at a bandwidth limit: the fields now, the body a slice every 100 ms.

@@ -42,6 +42,8 @@ final class ServerConnection {
     /// HTTP/2, once the preface or an `Upgrade: h2c` chose it: it takes every byte read from then on.
     var http2: HTTP2Connection?
 
+    /// The request being answered said `TE: trailers`: an answer with trailers goes out chunked, with them.
+    private var acceptsTrailers = false
     /// The number of the request being answered on this connection; an answer for another is stale.
     var requestNumber = 0
     var isAnswered = true
@@ -247,6 +249,8 @@ final class ServerConnection {
         }
         requestNumber &+= 1
         isAnswered = false
+        acceptsTrailers =
+            request.headers.first(named: "TE").map { HTTP2Upgrade.list($0, contains: "trailers") } ?? false
         self.context = context
         isDispatching = true
         worker.handler.handle(request, responder: Responder(connection: self, number: requestNumber, context: context))
@@ -265,10 +269,29 @@ final class ServerConnection {
         let closes = response.closesConnection
         let field: HTTP1Encoder.ConnectionField =
             machine.closesAfterResponse(closesConnection: closes) ? .close : (context.minorVersion == 0 ? .keepAlive : .none)
+        if let trailers = response.trailers, acceptsTrailers, context.minorVersion == 1 {
+            sendChunked(response, trailers: trailers, field: field)
+            return
+        }
         output.append(response.head)
         output.append(worker.tails.tail(hasOwnDate: response.hasDate, connection: field))
         if response.sendsBody(in: context) { output.append(response.body) }
         queued(closesConnection: closes)
+    }
+
+    /// An answer with trailers, to a client that takes them: the head again without its length, the body as one
+    /// chunk, and the trailers after the last chunk.
+    private func sendChunked(_ response: EncodedResponse, trailers: HTTPHeaders, field: HTTP1Encoder.ConnectionField) {
+        var headers = HTTPHeaders()
+        let fields = response.head.withUnsafeBytes { HTTP2Fields(http1Head: $0) }
+        for (name, value) in fields?.pairs ?? [] where !name.hasPrefix(":") && name != "content-length" {
+            headers.add(name, value)
+        }
+        output.append(HTTP1Encoder.streamHead(status: response.status, headers: headers, isChunked: true))
+        output.append(worker.tails.tail(hasOwnDate: response.hasDate, connection: field))
+        if response.sendsBody(in: context) { output.append(HTTP1Encoder.chunk(response.body.bytes)) }
+        if !context.isHead { output.append(HTTP1Encoder.lastChunk(trailers: trailers)) }
+        queued(closesConnection: response.closesConnection)
     }
 
     // MARK: - Faults and bandwidth
