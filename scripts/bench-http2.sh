@@ -73,6 +73,7 @@ nginx_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1"
 mkdir -p "$WORK/nginx"
 cat > "$WORK/nginx/nginx.conf" <<CONF
 worker_processes 1;
+master_process off;
 daemon off;
 pid $WORK/nginx/nginx.pid;
 error_log $WORK/nginx/error.log;
