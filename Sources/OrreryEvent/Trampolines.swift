@@ -201,6 +201,17 @@ extension Trampolines {
         return SSL_TLSEXT_ERR_OK
     }
 
+    /// ALPN for a server that speaks HTTP/1 only: `http/1.1` when the client offers it, else no protocol at all.
+    static let tlsSelectHTTP11: SSL_CTX_alpn_select_cb_func = {
+        _, selected, selectedLength, offered, offeredLength, _ in
+        guard let selected, let selectedLength, let offered,
+            let offset = TLSServerContext.http11Offset(in: UnsafeBufferPointer(start: offered, count: Int(offeredLength)))
+        else { return SSL_TLSEXT_ERR_NOACK }
+        selected.pointee = offered + offset + 1
+        selectedLength.pointee = offered[offset]
+        return SSL_TLSEXT_ERR_OK
+    }
+
     /// Releases a session's `SessionFallback` when OpenSSL frees the `SSL` (called for every `SSL`, with nil for
     /// those that have none).
     static let tlsReleaseSessionFallback:

@@ -190,6 +190,21 @@ struct HTTP2LiveTests {
         }
     }
 
+    @Test("the dashboard's event stream over HTTP/2: exchanges arrive as DATA on a stream that stays open")
+    func eventStream() async throws {
+        try await Self.with { server in
+            let result = try H2Client.send(
+                port: server.port, [H2Client.Request("/__admin/requests/stream"), H2Client.Request("/fast")],
+                timeout: 1.5)
+            let events = try #require(result.streams.first)
+            #expect(
+                events.status == "200" && events.values("content-type").first?.hasPrefix("text/event-stream") == true)
+            #expect(events.ms == nil, "the stream stays open")
+            #expect(events.body.contains("/fast"), "\(events.body.prefix(300))")
+            #expect(result.streams.last?.body == #"{"fast":true}"#)
+        }
+    }
+
     @Test("h2 by ALPN on the TLS port and inside an intercepted CONNECT, with curl and httpx; http/1.1 still offered")
     func alpn() async throws {
         try await HTTPSLiveTests.with(configure: { configuration, _ in configuration.interceptsEveryConnect = true }) {

@@ -78,13 +78,20 @@ final class HTTP2Connection {
         dispatch(stream, upgrade.request)
     }
 
-    /// Frees the session; the streams still open end.
-    func free() {
-        if let session { nghttp2_session_del(session) }
-        session = nil
+    /// The connection closed: the streams still open end, their observers told. The session itself is freed later
+    /// (`free`), once no call into it can be under way.
+    func endStreams() {
+        isEnding = true
         let open = streams.values
         streams = [:]
         for stream in open { stream.closed() }
+    }
+
+    /// Frees the session (after `endStreams`).
+    func free() {
+        endStreams()
+        if let session { nghttp2_session_del(session) }
+        session = nil
     }
 
     // MARK: - Input

@@ -557,8 +557,8 @@ final class ServerConnection {
         output.removeAll()
         stream?.markFinished()
         stream = nil
-        // The session goes with the connection: its streams end now, their observers told.
-        http2?.free()
+        // The streams end with the connection, their observers told; the session is freed with the rest, later.
+        http2?.endStreams()
         worker.connectionClosed(self)
         let observers = closeObservers
         closeObservers = []
@@ -568,6 +568,8 @@ final class ServerConnection {
 
     /// Frees the events and the bufferevents (which close the socket; a TLS filter frees the one beneath it).
     func free() {
+        http2?.free()
+        http2 = nil
         if let readEvent { event_free(readEvent) }
         readEvent = nil
         if let timer { event_free(timer) }

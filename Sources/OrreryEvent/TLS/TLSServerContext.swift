@@ -28,7 +28,11 @@ public final class TLSServerContext: @unchecked Sendable {
     let leaves: LeafCertificates
 
     /// - Parameter maximumCachedNames: how many single-name certificates to keep; the least recently used goes.
-    public init(authority: CertificateAuthority, maximumCachedNames: Int = 1000) throws(EventError) {
+    /// - Parameter offersHTTP2: whether ALPN may choose `h2` (the daemon's connections speak it; a server that
+    ///   speaks only HTTP/1 passes false).
+    public init(authority: CertificateAuthority, maximumCachedNames: Int = 1000, offersHTTP2: Bool = true)
+        throws(EventError)
+    {
         guard Self.fallbackIndex >= 0 else { throw OpenSSLErrorQueue.error("cannot reserve SSL ex_data") }
         self.authority = authority
         leaves = try LeafCertificates(authority: authority, capacity: maximumCachedNames)
@@ -45,7 +49,7 @@ public final class TLSServerContext: @unchecked Sendable {
             SSL_CTX_free(context)
             throw OpenSSLErrorQueue.error("cannot configure the TLS server context")
         }
-        SSL_CTX_set_alpn_select_cb(context, Trampolines.tlsSelectALPN, nil)
+        SSL_CTX_set_alpn_select_cb(context, offersHTTP2 ? Trampolines.tlsSelectALPN : Trampolines.tlsSelectHTTP11, nil)
     }
 
     deinit {
