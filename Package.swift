@@ -39,6 +39,12 @@ let package = Package(
             pkgConfig: "libevent_openssl",
             providers: [.apt(["libevent-dev", "libssl-dev"]), .brew(["libevent", "openssl@3"])]
         ),
+        // HTTP/2 framing, HPACK and flow control (Debian 12's 1.52 with its security backports, or 1.61 and newer).
+        .systemLibrary(
+            name: "CNghttp2",
+            pkgConfig: "libnghttp2",
+            providers: [.apt(["libnghttp2-dev"]), .brew(["libnghttp2"])]
+        ),
         .systemLibrary(
             name: "CZlib",
             pkgConfig: "zlib",
@@ -63,10 +69,10 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The only Swift target that touches C: event loops, the HTTP listener, zlib.
+        // The only Swift target that touches C: event loops, the HTTP listener (HTTP/1 and HTTP/2), zlib.
         .target(
             name: "OrreryEvent",
-            dependencies: ["OrreryCore", "CLibevent", "CZlib"],
+            dependencies: ["OrreryCore", "CLibevent", "CZlib", "CNghttp2"],
             swiftSettings: swiftSettings
         ),
         // Composition: the daemon, the request pipeline, the admin API.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs, on Debian or Ubuntu and only when missing, the system libraries Orrery builds against (libevent with
-# OpenSSL and pthreads, zlib, pkg-config) and, with --with-test-tools, the programs its tests drive: curl, Python
-# with requests, websockets and openapi-schema-validator, Node.js, headless Chromium and chromedriver (the dashboard's browser
+# OpenSSL and pthreads, zlib, nghttp2, pkg-config) and, with --with-test-tools, the programs its tests drive: curl,
+# nghttp and h2load, Python with requests, websockets, openapi-schema-validator, h2, httpx and grpcio, Node.js, headless Chromium and chromedriver (the dashboard's browser
 # tests), openssl, and Java with the Python package wiremock, whose standalone WireMock jar the WireMock comparison
 # runs against, nginx (the fleet test) and promtool (Debian's prometheus, the metrics test).
 #
@@ -20,6 +20,7 @@ done
 missing=()
 pkg-config --exists libevent libevent_openssl libevent_pthreads 2>/dev/null || missing+=(libevent-dev)
 pkg-config --exists zlib 2>/dev/null || missing+=(zlib1g-dev)
+pkg-config --exists libnghttp2 2>/dev/null || missing+=(libnghttp2-dev)
 pkg-config --exists openssl 2>/dev/null || missing+=(libssl-dev)
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 if $with_test_tools; then
@@ -35,6 +36,7 @@ if $with_test_tools; then
     # The fleet test runs three daemons behind a real nginx; the metrics test checks the text with promtool.
     command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
     command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
+    command -v nghttp >/dev/null 2>&1 || missing+=(nghttp2-client)
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then
@@ -77,4 +79,12 @@ fi
 if $with_test_tools && ! python3 -c "import wiremock" >/dev/null 2>&1; then
     echo "Installing the Python package wiremock ..." >&2
     python3 -m pip install --quiet wiremock || python3 -m pip install --quiet --break-system-packages wiremock
+fi
+
+# The HTTP/2 tests' Python clients: h2 (hand-made frames), httpx with HTTP/2, and grpcio with its tools (a real gRPC
+# client and server on loopback).
+if $with_test_tools && ! python3 -c "import h2, httpx, h2.connection, grpc, grpc_tools" >/dev/null 2>&1; then
+    echo "Installing the Python packages h2, httpx[http2], grpcio and grpcio-tools ..." >&2
+    python3 -m pip install --quiet h2 "httpx[http2]" grpcio grpcio-tools \
+        || python3 -m pip install --quiet --break-system-packages h2 "httpx[http2]" grpcio grpcio-tools
 fi

@@ -219,12 +219,26 @@ extension Trampolines {
         return SSL_TLSEXT_ERR_OK
     }
 
-    /// ALPN: `http/1.1` when the client offers it, else no protocol at all (never `h2`, which is not spoken here).
+    /// ALPN: `h2` when the client offers it, else `http/1.1` when it offers that, else no protocol at all.
     static let tlsSelectALPN: SSL_CTX_alpn_select_cb_func = { _, selected, selectedLength, offered, offeredLength, _ in
+        guard let selected, let selectedLength, let offered else { return SSL_TLSEXT_ERR_NOACK }
+        let list = UnsafeBufferPointer(start: offered, count: Int(offeredLength))
+        guard
+            let offset = TLSServerContext.protocolOffset(TLSServerContext.h2, in: list)
+                ?? TLSServerContext.http11Offset(in: list)
+        else { return SSL_TLSEXT_ERR_NOACK }
+        // OpenSSL documents pointing into the client's list, which lives through the handshake.
+        selected.pointee = offered + offset + 1
+        selectedLength.pointee = offered[offset]
+        return SSL_TLSEXT_ERR_OK
+    }
+
+    /// ALPN for a server that speaks HTTP/1 only: `http/1.1` when the client offers it, else no protocol at all.
+    static let tlsSelectHTTP11: SSL_CTX_alpn_select_cb_func = {
+        _, selected, selectedLength, offered, offeredLength, _ in
         guard let selected, let selectedLength, let offered,
             let offset = TLSServerContext.http11Offset(in: UnsafeBufferPointer(start: offered, count: Int(offeredLength)))
         else { return SSL_TLSEXT_ERR_NOACK }
-        // OpenSSL documents pointing into the client's list, which lives through the handshake.
         selected.pointee = offered + offset + 1
         selectedLength.pointee = offered[offset]
         return SSL_TLSEXT_ERR_OK

@@ -65,6 +65,11 @@ struct Serve: ParsableCommand {
     @Option(help: ArgumentHelp("Largest request head (all header lines) accepted, in bytes; larger ones get 431.", valueName: "bytes"))
     var maxHeaderSize = 64 * 1024
 
+    @Option(
+        help: ArgumentHelp(
+            "HTTP/2 streams a client may have open at once on one connection; more are refused.", valueName: "count"))
+    var h2MaxStreams = 100
+
     @Option(help: ArgumentHelp("Longest request target accepted, in bytes; longer ones get 414.", valueName: "bytes"))
     var maxUriLength = 8 * 1024
 
@@ -229,6 +234,9 @@ struct Serve: ParsableCommand {
             throw ValidationError("--idle-timeout, --header-timeout and --body-timeout must be positive.")
         }
         guard maxConnections > 0 else { throw ValidationError("--max-connections must be positive.") }
+        guard h2MaxStreams > 0 else {
+            throw ValidationError("--h2-max-streams must be positive (it is \(h2MaxStreams)).")
+        }
         guard maxBodySize > 0, maxHeaderSize > 0, maxUriLength > 0, templateMaxBytes > 0 else {
             throw ValidationError("Size limits must be positive.")
         }
@@ -253,6 +261,7 @@ struct Serve: ParsableCommand {
         configuration.http.threads = threads ?? ProcessInfo.processInfo.activeProcessorCount
         configuration.http.maxBodyBytes = maxBodySize
         configuration.http.maxHeaderBytes = maxHeaderSize
+        configuration.http.http2MaxStreams = h2MaxStreams
         configuration.http.maxURILength = maxUriLength
         configuration.http.idleTimeoutMilliseconds = idleTimeout.milliseconds
         configuration.http.headerTimeoutMilliseconds = headerTimeout.milliseconds

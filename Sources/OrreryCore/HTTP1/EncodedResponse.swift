@@ -10,6 +10,9 @@ public struct EncodedResponse: Sendable {
     public let hasDate: Bool
     /// The fields said `Connection: close`: the connection ends after this answer.
     public let closesConnection: Bool
+    /// Fields sent after the body: HTTP/2 trailers, or chunked trailers for an HTTP/1.1 client that sent
+    /// `TE: trailers` (other clients get none). Nil for nearly every answer.
+    public var trailers: HTTPHeaders?
 
     /// - Parameter contentLength: the length to declare when it is not the body's: the answer to a `HEAD`.
     public init(status: Int, reason: String = "", headers: HTTPHeaders, body: Payload, contentLength: Int? = nil) {

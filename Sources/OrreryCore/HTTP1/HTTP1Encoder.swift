@@ -89,6 +89,14 @@ public enum HTTP1Encoder {
     /// The end of a chunked body.
     public static let lastChunk = Array("0\r\n\r\n".utf8)
 
+    /// The end of a chunked body that carries trailer fields.
+    public static func lastChunk(trailers: HTTPHeaders) -> [UInt8] {
+        var bytes = Array("0\r\n".utf8)
+        for (name, value) in trailers.entries { bytes.appendUTF8("\(name): \(value)\r\n") }
+        bytes.append(contentsOf: crlf)
+        return bytes
+    }
+
     /// How the end of a response's head speaks of the connection.
     public enum ConnectionField: Sendable, CaseIterable {
         /// HTTP/1.1 keeps the connection by default: nothing to say.

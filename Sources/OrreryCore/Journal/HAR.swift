@@ -37,7 +37,7 @@ public enum HAR {
         var members: [(String, JSONValue)] = [
             ("method", .string(request.method)),
             ("url", .string(absoluteURL(request, scheme: entry.scheme))),
-            ("httpVersion", .string("HTTP/1.1")),
+            ("httpVersion", .string(entry.httpVersion == "2" ? "HTTP/2" : "HTTP/" + entry.httpVersion)),
             ("cookies", .array([])),
             ("headers", JournalEntry.json(request.headers)),
             ("queryString", .array(request.query.map { .object([("name", .string($0.name)), ("value", .string($0.value))]) })),
@@ -62,7 +62,7 @@ public enum HAR {
         return .object([
             ("status", .int(response.status)),
             ("statusText", .string(HTTPStatusCode.reasonPhrase(for: response.status))),
-            ("httpVersion", .string("HTTP/1.1")),
+            ("httpVersion", .string(entry.httpVersion == "2" ? "HTTP/2" : "HTTP/" + entry.httpVersion)),
             ("cookies", .array([])),
             ("headers", JournalEntry.json(response.headers)),
             ("content", .object(content)),

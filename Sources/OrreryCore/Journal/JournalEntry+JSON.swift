@@ -20,6 +20,8 @@ extension JournalEntry {
             ("clientAddress", .string(clientAddress)),
         ]
         if let operation = graphQLOperationName { request.append(("graphqlOperation", .string(operation))) }
+        // Only what is not the usual HTTP/1.1 is written, as `scheme` is.
+        if httpVersion != "1.1" { request.append(("httpVersion", .string(httpVersion))) }
         if includeHeaders { request.append(("headers", Self.json(self.request.headers))) }
         request.append(("bodySize", .int(requestBodySize)))
         if includeBody {

@@ -18,6 +18,8 @@ public struct JournalEntry: Sendable {
     public var outcome: Outcome
     /// How the client reached Orrery: `http`, or `https` (the TLS port, an intercepted tunnel).
     public var scheme = "http"
+    /// The request's HTTP version: `1.1`, `1.0` or `2`.
+    public var httpVersion = "1.1"
     /// The session the exchange belongs to; nil for the daemon's own.
     public var session: String?
     /// The fault carried out instead of an answer (`connectionReset`, ...): `response` is then what went out.

@@ -22,6 +22,7 @@ public struct ResponseDefinition: Sendable, Equatable {
         var fault: Fault?
         var websocket: WebSocketScript?
         var events: EventStreamScript?
+        var trailers: HTTPHeaders?
     }
 
     private var extras: Extras {
@@ -64,6 +65,12 @@ public struct ResponseDefinition: Sendable, Equatable {
     public var events: EventStreamScript? {
         get { extras.events }
         set { extras.events = newValue }
+    }
+    /// `trailers:`: fields sent after the body (HTTP/2 trailers; chunked trailers for an HTTP/1.1 client that sent
+    /// `TE: trailers`), as gRPC sends `grpc-status`.
+    public var trailers: HTTPHeaders? {
+        get { extras.trailers }
+        set { extras.trailers = newValue }
     }
 
     public init(
@@ -188,9 +195,15 @@ public struct PreparedResponse: Sendable {
         self.headers = headers
         // A recorded answer to HEAD keeps the length its GET would have had.
         let declaredLength = definition.body.isEmpty ? headers["Content-Length"].flatMap { Int($0) } : nil
-        encoded = EncodedResponse(status: status, reason: reason, headers: headers, body: body, contentLength: declaredLength)
+        var plain = EncodedResponse(
+            status: status, reason: reason, headers: headers, body: body, contentLength: declaredLength)
+        plain.trailers = definition.trailers
+        encoded = plain
         if let encodedBody {
-            encodedCompressed = EncodedResponse(status: definition.status, reason: reason, headers: encodedHeaders, body: encodedBody)
+            var compressed = EncodedResponse(
+                status: definition.status, reason: reason, headers: encodedHeaders, body: encodedBody)
+            compressed.trailers = definition.trailers
+            encodedCompressed = compressed
         } else {
             encodedCompressed = nil
         }

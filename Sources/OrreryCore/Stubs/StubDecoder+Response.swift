@@ -16,6 +16,15 @@ extension StubDecoder {
         if let headers = node["headers"] {
             (response.headers, headerLines) = responseHeaders(headers)
         }
+        if let trailers = node["trailers"] {
+            if case .object = trailers.value {
+                response.trailers = responseHeaders(trailers).headers
+            } else {
+                fail(
+                    trailers.line,
+                    "'trailers' must be a mapping such as { grpc-status: \"0\" }, not \(trailers.kindName)")
+            }
+        }
         var isTemplate = false
         if let flag = node["template"] {
             if case .bool(let value) = flag.value {

@@ -39,6 +39,7 @@ public struct StubDecoder {
     static let responseKeys = [
         "status", "headers", "body", "json", "bodyFile", "delay", "encoding", "template", "throttle", "fault", "paginate",
         "websocket", "events", "keepOpen",
+        "trailers",
     ]
     static let baseKeys = ["host", "path", "headers"]
     static let fileKeys = ["base", "stubs"]

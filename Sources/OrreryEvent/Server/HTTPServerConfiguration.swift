@@ -26,6 +26,9 @@ public struct HTTPServerConfiguration: Sendable {
     public var lingerMilliseconds = 2_000
     /// Connections open at once on each event loop; at the limit a loop stops accepting until one closes.
     public var maxConnectionsPerLoop = 10_000
+    /// HTTP/2 streams a client may have open at once on one connection (`SETTINGS_MAX_CONCURRENT_STREAMS`); more
+    /// are refused (`REFUSED_STREAM`).
+    public var http2MaxStreams = 100
     /// A `CONNECT` tunnel that carries nothing either way for this many milliseconds is closed.
     public var tunnelIdleTimeoutMilliseconds = 300_000
 

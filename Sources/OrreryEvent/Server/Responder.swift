@@ -5,6 +5,8 @@ import OrreryCore
 public struct Responder {
     let connection: ServerConnection
     let number: Int
+    /// The HTTP/2 stream the request came on; nil for HTTP/1.
+    let stream: HTTP2Stream?
     /// What the answer depends on besides itself: `HEAD`, the HTTP version, whether the connection is kept.
     public let context: ResponseContext
 
@@ -12,7 +14,18 @@ public struct Responder {
         self.connection = connection
         self.number = number
         self.context = context
+        stream = nil
     }
+
+    init(connection: ServerConnection, stream: HTTP2Stream, context: ResponseContext) {
+        self.connection = connection
+        number = 0
+        self.context = context
+        self.stream = stream
+    }
+
+    /// The request's HTTP version as the journal writes it: `2`, `1.1` or `1.0`.
+    public var httpVersion: String { stream != nil ? "2" : (context.minorVersion == 0 ? "1.0" : "1.1") }
 
     /// The tag of the port the request came through (0 for the main port; see `HTTPServer.addListener`).
     public var listenerTag: Int { connection.tag }
@@ -30,30 +43,39 @@ public struct Responder {
     public var loop: EventLoop { connection.worker.loop }
 
     /// Whether the client is still connected.
-    public var isConnected: Bool { !connection.isClosed }
+    public var isConnected: Bool { stream?.isOpen ?? !connection.isClosed }
 
     /// Sends an encoded answer (a stub's prepared one, or one made for this request).
     public func send(_ response: EncodedResponse) {
+        if let stream {
+            stream.send(response)
+            return
+        }
         connection.send(response, number: number)
     }
 
     /// Sends the answer after `milliseconds`, without holding up the loop's other connections.
     public func send(afterMilliseconds milliseconds: Int, _ response: EncodedResponse) {
-        let connection = connection
-        let number = number
-        connection.worker.loop.schedule(afterMilliseconds: milliseconds) {
-            connection.send(response, number: number)
-        }
+        let responder = self
+        connection.worker.loop.schedule(afterMilliseconds: milliseconds) { responder.send(response) }
     }
 
     /// Sends the answer at a bandwidth limit: a slice every 100 ms, the loop free in between.
     public func send(_ response: EncodedResponse, bytesPerSecond: Int) {
+        if let stream {
+            stream.send(response, bytesPerSecond: bytesPerSecond)
+            return
+        }
         connection.send(response, number: number, bytesPerSecond: bytesPerSecond)
     }
 
     /// Goes wrong on purpose instead of answering: a reset, a close, bytes that are not HTTP, a cut body, or
     /// silence until the client gives up.
     public func fail(_ fault: ConnectionFault) {
+        if let stream {
+            stream.fail(fault)
+            return
+        }
         connection.fail(fault, number: number)
     }
 
@@ -66,13 +88,24 @@ public struct Responder {
     /// `Transfer-Encoding: chunked` (HTTP/1.0: until the connection closes). A client that lets more than
     /// `maximumQueuedBytes` wait unread is disconnected. Nil when the client has gone.
     public func startStream(status: Int = 200, headers: HTTPHeaders, maximumQueuedBytes: Int = 1 << 20) -> ResponseStream? {
-        connection.startStream(status: status, headers: headers, number: number, maximumQueuedBytes: maximumQueuedBytes)
+        if let stream {
+            return stream.startStream(
+                status: status, headers: headers, contentLength: nil, maximumQueuedBytes: maximumQueuedBytes)
+        }
+        return connection.startStream(
+            status: status, headers: headers, number: number, maximumQueuedBytes: maximumQueuedBytes)
     }
 
     /// Starts relaying an answer whose body arrives in pieces (a proxied one): with `contentLength` as given when it
     /// is known, else chunked (HTTP/1.0: until the connection closes). The writer paces itself through
     /// `ResponseStream.queuedBytes` and its observer. Nil when the client has gone.
     public func startRelay(status: Int, reason: String, headers: HTTPHeaders, contentLength: Int?) -> ResponseStream? {
+        if let stream {
+            let relay = stream.startStream(
+                status: status, headers: headers, contentLength: contentLength, maximumQueuedBytes: Int.max)
+            relay?.isCutWhenServerStops = true
+            return relay
+        }
         let stream = connection.startStream(
             status: status, reason: reason, headers: headers, contentLength: contentLength, number: number,
             maximumQueuedBytes: Int.max)
@@ -89,6 +122,10 @@ public struct Responder {
 
     /// Calls `observer` when the connection ends, however it ends (at once if it has).
     public func whenClosed(_ observer: @escaping () -> Void) {
+        if let stream {
+            stream.whenClosed(observer)
+            return
+        }
         connection.whenClosed(observer)
     }
 
@@ -96,6 +133,8 @@ public struct Responder {
     /// certificates signed by its CA for the names the client asks for (`target`'s host when it sends none). The
     /// requests inside then come to the handler as https requests, with `interceptedAuthority` set.
     public func intercept(_ target: ConnectTarget, using context: TLSServerContext) {
+        // HTTP/2 answers CONNECT itself before it reaches a handler (501): no stream is intercepted.
+        guard stream == nil else { return }
         connection.intercept(number: number, authority: target.description, defaultName: target.host, context: context)
     }
 
@@ -106,6 +145,7 @@ public struct Responder {
         to target: ConnectTarget, using client: UpstreamClient, failed: @escaping (UpstreamFailure) -> Void,
         closed: @escaping (TunnelTotals) -> Void
     ) {
+        guard stream == nil else { return }
         connection.worker.openTunnel(
             from: connection, to: target, using: client, failed: failed, closed: closed)
     }

@@ -16,6 +16,8 @@ public protocol ResponseStreamObserver: AnyObject {
 /// observer's `responseStreamDrained` (the proxy pauses its upstream).
 public final class ResponseStream {
     private let connection: ServerConnection
+    /// The HTTP/2 stream the answer goes out on; nil for HTTP/1, where it is the connection's.
+    private let http2: HTTP2Stream?
     private let isChunked: Bool
     /// The body runs to the end of the connection (HTTP/1.0 without a length), or the connection closes after it.
     private let closesConnection: Bool
@@ -30,27 +32,52 @@ public final class ResponseStream {
         self.isChunked = isChunked
         self.closesConnection = closesConnection
         self.maximumQueuedBytes = maximumQueuedBytes
+        http2 = nil
+    }
+
+    /// An answer on an HTTP/2 stream: DATA frames carry its pieces, END_STREAM ends it.
+    init(http2: HTTP2Stream, connection: ServerConnection, maximumQueuedBytes: Int) {
+        self.connection = connection
+        self.http2 = http2
+        isChunked = false
+        closesConnection = false
+        self.maximumQueuedBytes = maximumQueuedBytes
     }
 
     /// The loop the stream belongs to.
     public var loop: EventLoop { connection.worker.loop }
 
     /// Whether pieces still reach the client.
-    public var isOpen: Bool { !isFinished && !connection.isClosed }
+    public var isOpen: Bool { !isFinished && (http2?.isOpen ?? !connection.isClosed) }
 
     /// Bytes queued and not yet written to the client's socket.
-    public var queuedBytes: Int { connection.output.byteCount + connection.queuedInBufferevent }
+    public var queuedBytes: Int {
+        (http2?.queuedBytes ?? 0) + connection.output.byteCount + connection.queuedInBufferevent
+    }
 
     /// Sends one piece; false when the stream is over (the client left, was too slow, or the server stops).
     @discardableResult
     public func send(_ bytes: [UInt8]) -> Bool {
         guard isOpen, !bytes.isEmpty else { return isOpen }
+        if let http2 {
+            bytes.withUnsafeBytes { http2.appendBody($0) }
+            http2.flushBody()
+            guard queuedBytes <= maximumQueuedBytes else {
+                abort()
+                return false
+            }
+            return isOpen
+        }
         return connection.streamWrite(isChunked ? HTTP1Encoder.chunk(bytes) : bytes, maximumQueuedBytes: maximumQueuedBytes)
     }
 
     /// Queues a piece (copied once, framed as a chunk when the answer is chunked) without writing it yet.
     public func append(_ bytes: UnsafeRawBufferPointer) {
         guard isOpen, !bytes.isEmpty else { return }
+        if let http2 {
+            http2.appendBody(bytes)
+            return
+        }
         guard isChunked else {
             // Typed bytes: copied with one memcpy, where raw ones would go a byte at a time.
             connection.output.append(Payload(UnsafeBufferPointer(start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count)))
@@ -72,6 +99,10 @@ public final class ResponseStream {
     /// Writes what `append` queued.
     public func flush() {
         guard isOpen else { return }
+        if let http2 {
+            http2.flushBody()
+            return
+        }
         connection.flush()
     }
 
@@ -79,6 +110,10 @@ public final class ResponseStream {
     public func finish() {
         guard isOpen else { return }
         isFinished = true
+        if let http2 {
+            http2.finishBody()
+            return
+        }
         connection.streamFinished(lastChunk: isChunked ? HTTP1Encoder.lastChunk : nil, closesConnection: closesConnection)
     }
 
@@ -87,12 +122,20 @@ public final class ResponseStream {
     public func abort() {
         guard isOpen else { return }
         isFinished = true
+        if let http2 {
+            http2.abortBody()
+            return
+        }
         connection.flush()
         connection.close()
     }
 
     /// Calls `observer` when the connection ends, however it ends.
     public func whenClosed(_ observer: @escaping () -> Void) {
+        if let http2 {
+            http2.whenClosed(observer)
+            return
+        }
         connection.whenClosed(observer)
     }
 

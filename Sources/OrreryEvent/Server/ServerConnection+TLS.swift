@@ -59,12 +59,18 @@ extension ServerConnection {
     /// Bytes decrypted: handed to the machine as plain bytes are, a scratch buffer at a time.
     func tlsReadable() {
         guard !isClosed, let tls, let input = bufferevent_get_input(tls) else { return }
+        if isClosingTLS {
+            // An HTTP/2 connection that ends reads on and drops what comes, so that its GOAWAY is read rather than
+            // lost to the reset a close under unread input makes.
+            evbuffer_drain(input, evbuffer_get_length(input))
+            return
+        }
         let scratch = worker.scratch
-        while !isClosed, machine.isReading, evbuffer_get_length(input) > 0 {
+        while !isClosed, http2?.wantsRead ?? machine.isReading, evbuffer_get_length(input) > 0 {
             let count = evbuffer_remove(input, scratch.baseAddress, scratch.count)
             guard count > 0 else { break }
             noteActivity()
-            process(machine.received(UnsafeRawBufferPointer(rebasing: scratch[0..<Int(count)])))
+            received(UnsafeRawBufferPointer(rebasing: scratch[0..<Int(count)]))
         }
         flush()
     }
@@ -83,6 +89,10 @@ extension ServerConnection {
             // What came before the end is read first; a client may half-close after its request.
             tlsReadable()
             guard !isClosed else { return }
+            if http2 != nil {
+                close()
+                return
+            }
             process(machine.receivedEnd())
             flush()
             return
@@ -118,12 +128,20 @@ extension ServerConnection {
         if !isClosingTLS {
             isClosingTLS = true
             deadline = worker.now + worker.configuration.lingerMilliseconds
+            if http2 != nil { updateReading() }
         }
         if !isTLSShutDown, let output = bufferevent_get_output(tls), evbuffer_get_length(output) == 0 {
             isTLSShutDown = true
             if let ssl = bufferevent_openssl_get_ssl(tls) { SSL_shutdown(ssl) }
         }
-        if (isTLSShutDown && queuedInBufferevent == 0) || worker.now >= deadline {
+        if isTLSShutDown && queuedInBufferevent == 0 && http2 != nil && worker.now < deadline {
+            // HTTP/2's lingering close: the write side shut, the client's last bytes read and dropped until it
+            // closes (the EOF closes this end) or the linger time is over.
+            if !isTLSLingering {
+                isTLSLingering = true
+                shutdown(fd, Int32(SHUT_WR))
+            }
+        } else if (isTLSShutDown && queuedInBufferevent == 0) || worker.now >= deadline {
             close()
             return
         }
@@ -153,6 +171,8 @@ extension ServerConnection {
         isReadingEnabled = false
         if !received.isEmpty, let input = bufferevent_get_input(plain) { evbuffer_add(input, received, received.count) }
         machine = HTTP1ConnectionStateMachine(configuration: worker.machineConfiguration)
+        // Inside the tunnel the client may speak HTTP/2 (ALPN `h2`): its first bytes tell again.
+        preface = HTTP2Preface()
         interceptedAuthority = authority
         guard startTLS(over: plain, session: { () throws(EventError) in try context.makeServerSession(defaultName: defaultName) })
         else {

@@ -37,7 +37,13 @@ final class ServerConnection {
     var timer: OpaquePointer?
     var machine: HTTP1ConnectionStateMachine
     var output = OutputQueue()
+    /// Until the first bytes tell: an HTTP/2 connection opens with the preface, an HTTP/1 one with a request.
+    var preface: HTTP2Preface? = HTTP2Preface()
+    /// HTTP/2, once the preface or an `Upgrade: h2c` chose it: it takes every byte read from then on.
+    var http2: HTTP2Connection?
 
+    /// The request being answered said `TE: trailers`: an answer with trailers goes out chunked, with them.
+    private var acceptsTrailers = false
     /// The number of the request being answered on this connection; an answer for another is stale.
     var requestNumber = 0
     var isAnswered = true
@@ -50,6 +56,8 @@ final class ServerConnection {
     /// (activity moved the deadline) waits again for the rest.
     var armedTimeout: HTTP1ConnectionStateMachine.Timeout?
     private var isLingering = false
+    /// An HTTP/2 connection over TLS has shut its write side after close_notify and drops what still comes.
+    var isTLSLingering = false
     var deadline = 0
     var isClosed = false
     /// The answer being streamed, if the current one is.
@@ -127,11 +135,16 @@ final class ServerConnection {
         if count > 0 {
             if isLingering { return }
             noteActivity()
-            process(machine.received(UnsafeRawBufferPointer(rebasing: scratch[0..<count])))
+            received(UnsafeRawBufferPointer(rebasing: scratch[0..<count]))
         } else if count == 0 {
-            if isLingering || isHeld {
+            if isLingering || isHeld || http2 != nil {
                 close()
                 return
+            }
+            if let held = preface?.receivedEnd() {
+                preface = nil
+                if !held.isEmpty { held.withUnsafeBytes { process(machine.received($0)) } }
+                guard !isClosed else { return }
             }
             process(machine.receivedEnd())
         } else if errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
@@ -139,6 +152,45 @@ final class ServerConnection {
             return
         }
         flush()
+    }
+
+    /// Hands what the client sent to HTTP/2 or to the HTTP/1 machine; the first bytes decide which.
+    func received(_ bytes: UnsafeRawBufferPointer) {
+        if let http2 {
+            http2.received(bytes)
+            return
+        }
+        guard preface != nil else {
+            process(machine.received(bytes))
+            return
+        }
+        switch preface?.received(bytes) {
+        case .http2(let held)?:
+            preface = nil
+            startHTTP2(upgrade: nil, received: held)
+        case .http1(let held)?:
+            preface = nil
+            held.withUnsafeBytes { process(machine.received($0)) }
+        case .undecided?, nil:
+            break
+        }
+    }
+
+    /// Speaks HTTP/2 from now on: after the preface, or after answering `Upgrade: h2c` with 101.
+    func startHTTP2(upgrade: HTTP2Upgrade?, received: [UInt8]) {
+        guard let http2 = HTTP2Connection(connection: self, upgrade: upgrade) else {
+            close()
+            return
+        }
+        self.http2 = http2
+        armedTimeout = .idle
+        arm(milliseconds: worker.configuration.idleTimeoutMilliseconds)
+        if received.isEmpty {
+            http2.send()
+        } else {
+            received.withUnsafeBytes { http2.received($0) }
+        }
+        updateReading()
     }
 
     /// Whether the socket is read only to notice that the client of a streamed answer left.
@@ -191,8 +243,18 @@ final class ServerConnection {
     private func dispatch(_ request: consuming HTTPRequest, _ context: ResponseContext)
         -> HTTP1ConnectionStateMachine.Action
     {
+        if requestNumber == 0, tls == nil, worker.configuration.http2MaxStreams > 0, let upgrade = HTTP2Upgrade(request)
+        {
+            // Upgrade: h2c on the first request. The 101 goes first, then HTTP/2 answers the request on stream 1.
+            output.append(HTTP2Upgrade.switchingProtocols)
+            requestNumber = 1
+            startHTTP2(upgrade: upgrade, received: machine.takeOver())
+            return .readMore
+        }
         requestNumber &+= 1
         isAnswered = false
+        acceptsTrailers =
+            request.headers.first(named: "TE").map { HTTP2Upgrade.list($0, contains: "trailers") } ?? false
         self.context = context
         isDispatching = true
         worker.handler.handle(request, responder: Responder(connection: self, number: requestNumber, context: context))
@@ -211,10 +273,29 @@ final class ServerConnection {
         let closes = response.closesConnection
         let field: HTTP1Encoder.ConnectionField =
             machine.closesAfterResponse(closesConnection: closes) ? .close : (context.minorVersion == 0 ? .keepAlive : .none)
+        if let trailers = response.trailers, acceptsTrailers, context.minorVersion == 1 {
+            sendChunked(response, trailers: trailers, field: field)
+            return
+        }
         output.append(response.head)
         output.append(worker.tails.tail(hasOwnDate: response.hasDate, connection: field))
         if response.sendsBody(in: context) { output.append(response.body) }
         queued(closesConnection: closes)
+    }
+
+    /// An answer with trailers, to a client that takes them: the head again without its length, the body as one
+    /// chunk, and the trailers after the last chunk.
+    private func sendChunked(_ response: EncodedResponse, trailers: HTTPHeaders, field: HTTP1Encoder.ConnectionField) {
+        var headers = HTTPHeaders()
+        let fields = response.head.withUnsafeBytes { HTTP2Fields(http1Head: $0) }
+        for (name, value) in fields?.pairs ?? [] where !name.hasPrefix(":") && name != "content-length" {
+            headers.add(name, value)
+        }
+        output.append(HTTP1Encoder.streamHead(status: response.status, headers: headers, isChunked: true))
+        output.append(worker.tails.tail(hasOwnDate: response.hasDate, connection: field))
+        if response.sendsBody(in: context) { output.append(HTTP1Encoder.chunk(response.body.bytes)) }
+        if !context.isHead { output.append(HTTP1Encoder.lastChunk(trailers: trailers)) }
+        queued(closesConnection: response.closesConnection)
     }
 
     // MARK: - Faults and bandwidth
@@ -391,6 +472,10 @@ final class ServerConnection {
     func outputDrained() {
         guard !isClosed else { return }
         noteActivity()
+        if let http2, !isLingering {
+            http2.outputDrained()
+            return
+        }
         stream?.drained()
         if machine.state == .closing || machine.state == .closed {
             closeOnceWritten()
@@ -418,7 +503,8 @@ final class ServerConnection {
             return
         }
         guard output.isEmpty, queuedInBufferevent == 0 else { return }  // `outputDrained` comes back here
-        guard machine.state == .closing, !isLingering else {
+        // HTTP/2 lingers too: its GOAWAY must reach a client that is still sending.
+        guard machine.state == .closing || http2 != nil, !isLingering else {
             close()
             return
         }
@@ -441,6 +527,10 @@ final class ServerConnection {
     /// The server is stopping: close now if idle, after the current answer otherwise.
     func beginShutdown() {
         guard !isClosed else { return }
+        if let http2 {
+            http2.beginShutdown()
+            return
+        }
         process(machine.beginShutdown())
         stream?.serverStopping()
         flush()
@@ -453,6 +543,7 @@ final class ServerConnection {
     var isBusy: Bool {
         guard !isClosed, !isHandshaking else { return false }
         if isLingering { return CLibevent_unsent_bytes(fd) > 0 }
+        if let http2 { return http2.isBusy || !output.isEmpty || queuedInBufferevent > 0 }
         return (machine.isBusy && stream == nil) || !output.isEmpty || queuedInBufferevent > 0
     }
 
@@ -470,6 +561,8 @@ final class ServerConnection {
         output.removeAll()
         stream?.markFinished()
         stream = nil
+        // The streams end with the connection, their observers told; the session is freed with the rest, later.
+        http2?.endStreams()
         worker.connectionClosed(self)
         let observers = closeObservers
         closeObservers = []
@@ -479,6 +572,8 @@ final class ServerConnection {
 
     /// Frees the events and the bufferevents (which close the socket; a TLS filter frees the one beneath it).
     func free() {
+        http2?.free()
+        http2 = nil
         if let readEvent { event_free(readEvent) }
         readEvent = nil
         if let timer { event_free(timer) }
@@ -495,7 +590,8 @@ final class ServerConnection {
     // MARK: - Reading and deadlines
 
     func updateReading() {
-        let wanted = !isClosed && (machine.isReading || isLingering || isWatchingStreamClient)
+        let reading = http2.map(\.wantsRead) ?? (machine.isReading || isWatchingStreamClient)
+        let wanted = !isClosed && (reading || isLingering || (isClosingTLS && http2 != nil))
         if tls != nil {
             updateTLSReading(wanted)
             return
@@ -508,7 +604,7 @@ final class ServerConnection {
     func updateTimer() {
         // The handshake's own deadline (the header timeout) stands until it ends: the CONNECT's answer draining
         // meanwhile must not trade it for the idle timeout.
-        guard !isHandshaking else { return }
+        guard !isHandshaking, http2 == nil else { return }
         let wanted = machine.timeout
         if wanted == armedTimeout {
             if wanted == .idle || wanted == .body { noteActivity() }
@@ -551,6 +647,12 @@ final class ServerConnection {
         if remaining > 0, let timer {
             var delay = timeval(milliseconds: remaining)
             event_add(timer, &delay)
+            return
+        }
+        if let http2 {
+            // Idle, or a client that leaves a body waiting on a closed window: GOAWAY. Otherwise the streams wait
+            // on the server (delays, held answers, streams) and the timer runs again.
+            if !http2.timedOut() { arm(milliseconds: worker.configuration.idleTimeoutMilliseconds) }
             return
         }
         armedTimeout = nil

@@ -7,7 +7,7 @@ import OrreryCore
 /// Each handshake presents a certificate signed by the local CA for the name the client asked for (SNI), made on
 /// first use and cached; a client that sends no SNI (an IP URL, or an old client) gets the certificate of its
 /// session's fallback: the `CONNECT` host, or the TLS port's certificate. TLS 1.2 and newer, no renegotiation, and
-/// ALPN offers `http/1.1` only, so a client that would rather speak HTTP/2 falls back to HTTP/1.1.
+/// ALPN chooses `h2` when the client offers it (else `http/1.1`): the connection's first bytes then tell which.
 ///
 /// For each accepted connection (TLS port) or upgraded one (after answering `CONNECT` with 200), on its loop:
 /// 1. `makeServerSession(defaultCertificate:)` or `makeServerSession(defaultName:)` gives an `SSL`.
@@ -28,7 +28,11 @@ public final class TLSServerContext: @unchecked Sendable {
     let leaves: LeafCertificates
 
     /// - Parameter maximumCachedNames: how many single-name certificates to keep; the least recently used goes.
-    public init(authority: CertificateAuthority, maximumCachedNames: Int = 1000) throws(EventError) {
+    /// - Parameter offersHTTP2: whether ALPN may choose `h2` (the daemon's connections speak it; a server that
+    ///   speaks only HTTP/1 passes false).
+    public init(authority: CertificateAuthority, maximumCachedNames: Int = 1000, offersHTTP2: Bool = true)
+        throws(EventError)
+    {
         guard Self.fallbackIndex >= 0 else { throw OpenSSLErrorQueue.error("cannot reserve SSL ex_data") }
         self.authority = authority
         leaves = try LeafCertificates(authority: authority, capacity: maximumCachedNames)
@@ -45,7 +49,7 @@ public final class TLSServerContext: @unchecked Sendable {
             SSL_CTX_free(context)
             throw OpenSSLErrorQueue.error("cannot configure the TLS server context")
         }
-        SSL_CTX_set_alpn_select_cb(context, Trampolines.tlsSelectALPN, nil)
+        SSL_CTX_set_alpn_select_cb(context, offersHTTP2 ? Trampolines.tlsSelectALPN : Trampolines.tlsSelectHTTP11, nil)
     }
 
     deinit {
@@ -156,7 +160,14 @@ public final class TLSServerContext: @unchecked Sendable {
 
     /// Where `http/1.1` starts in a client's ALPN list (length-prefixed names), pointing at its length byte.
     static func http11Offset(in offered: UnsafeBufferPointer<UInt8>) -> Int? {
-        let wanted = Array("http/1.1".utf8)
+        protocolOffset(Array("http/1.1".utf8), in: offered)
+    }
+
+    /// ALPN's name for HTTP/2 over TLS.
+    static let h2: [UInt8] = Array("h2".utf8)
+
+    /// Where `wanted` starts (its length byte) in the client's ALPN list; nil when it is not offered.
+    static func protocolOffset(_ wanted: [UInt8], in offered: UnsafeBufferPointer<UInt8>) -> Int? {
         var index = 0
         while index < offered.count {
             let length = Int(offered[index])

@@ -148,6 +148,7 @@ final class Pipeline {
                 request, parameters: entry.parameters(for: request), scheme: scheme, using: &generator, budget: budget)
             let body = Payload(rendered.body)
             encoded = EncodedResponse(status: rendered.status, headers: rendered.headers, body: body)
+            encoded.trailers = prepared.encoded.trailers
             record = JournalRecord(status: HTTPStatus(rendered.status), headers: rendered.headers, body: body, outcome: outcome)
         }
         var truncated: Int?

@@ -51,6 +51,7 @@ final class NetworkServiceLogger: Sendable {
         let limit = journal.limits.maximumBodyBytes
         let scheme = exchange.scheme
         let session = exchange.session.id
+        let httpVersion = exchange.responder.httpVersion
         let kept = Journal.Kept(
             JournalEntry(
                 startedAt: exchange.startedAt,
@@ -61,6 +62,7 @@ final class NetworkServiceLogger: Sendable {
                 outcome: outcome())
         ) { entry in
             entry.scheme = scheme
+            entry.httpVersion = httpVersion
             entry.session = session
             entry.fault = fault
             entry.messages = messages

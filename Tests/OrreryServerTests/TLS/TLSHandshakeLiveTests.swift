@@ -24,10 +24,11 @@ struct TLSHandshakeLiveTests {
         return try JSONDecoder().decode(PythonAnswer.self, from: Data(result.output.utf8))
     }
 
-    @Test("curl with SNI gets a certificate for the name it asked for, and HTTP/1.1 by ALPN although it offers h2")
+    @Test("curl with SNI gets a certificate for the name it asked for, and HTTP/1.1 by ALPN from a context without h2")
     func curlWithSNI() throws {
         let scratch = try CertificateScratch()
-        let context = try TLSServerContext(authority: CertificateAuthority.loadOrCreate(in: scratch.caFolder))
+        let context = try TLSServerContext(
+            authority: CertificateAuthority.loadOrCreate(in: scratch.caFolder), offersHTTP2: false)
         let server = try TLSTestServer(context: context, fallback: .name("fallback.test"))
         defer { server.stop() }
         let ca = context.authority.certificatePath
@@ -42,7 +43,8 @@ struct TLSHandshakeLiveTests {
     @Test("curl to an IP URL sends no SNI and gets the fallback's certificate, which names the address")
     func curlWithoutSNI() throws {
         let scratch = try CertificateScratch()
-        let context = try TLSServerContext(authority: CertificateAuthority.loadOrCreate(in: scratch.caFolder))
+        let context = try TLSServerContext(
+            authority: CertificateAuthority.loadOrCreate(in: scratch.caFolder), offersHTTP2: false)
         let server = try TLSTestServer(context: context, fallback: .name("127.0.0.1"))
         defer { server.stop() }
         let result = try TLSTool.curl("https://127.0.0.1:\(server.port)/", ca: context.authority.certificatePath)
@@ -50,10 +52,12 @@ struct TLSHandshakeLiveTests {
         #expect(result.output.hasPrefix("sni=-\n"))
     }
 
-    @Test("Python's ssl: SNI picks the certificate; without SNI the fallback name's; TLS 1.3; http/1.1 or no ALPN")
+    @Test(
+        "Python's ssl: SNI picks the certificate; without SNI the fallback name's; TLS 1.3; ALPN h2, http/1.1 or none")
     func python() throws {
         let scratch = try CertificateScratch()
-        let context = try TLSServerContext(authority: CertificateAuthority.loadOrCreate(in: scratch.caFolder))
+        let context = try TLSServerContext(
+            authority: CertificateAuthority.loadOrCreate(in: scratch.caFolder), offersHTTP2: false)
         let server = try TLSTestServer(context: context, fallback: .name("fallback.test"))
         defer { server.stop() }
         let ca = context.authority.certificatePath
@@ -71,12 +75,21 @@ struct TLSHandshakeLiveTests {
         let h2Only = try Self.python(port: server.port, ca: ca, sni: "api.example.test", alpn: ["h2"])
         #expect(h2Only.alpn == nil)
         #expect(h2Only.body == "sni=api.example.test\nalpn=-\n")
+        // The daemon's context chooses h2 when the client offers it.
+        let daemonContext = try TLSServerContext(authority: context.authority)
+        let daemonServer = try TLSTestServer(context: daemonContext, fallback: .name("fallback.test"))
+        defer { daemonServer.stop() }
+        let h2 = try Self.python(port: daemonServer.port, ca: ca, sni: "api.example.test", alpn: ["h2", "http/1.1"])
+        #expect(h2.alpn == "h2")
+        let http11 = try Self.python(port: daemonServer.port, ca: ca, sni: "api.example.test", alpn: ["http/1.1"])
+        #expect(http11.alpn == "http/1.1")
     }
 
     @Test("an SNI name with '_' gets its own certificate; an SNI with '*' fails the handshake, no wildcard leaf made")
     func sniUnderscoreAndWildcard() throws {
         let scratch = try CertificateScratch()
-        let context = try TLSServerContext(authority: CertificateAuthority.loadOrCreate(in: scratch.caFolder))
+        let context = try TLSServerContext(
+            authority: CertificateAuthority.loadOrCreate(in: scratch.caFolder), offersHTTP2: false)
         let server = try TLSTestServer(context: context, fallback: .name("fallback.test"))
         defer { server.stop() }
         let ca = context.authority.certificatePath
@@ -91,7 +104,8 @@ struct TLSHandshakeLiveTests {
     @Test("the TLS port: without SNI the port's certificate (every loopback name), with SNI one for that name")
     func portCertificateFallback() throws {
         let scratch = try CertificateScratch()
-        let context = try TLSServerContext(authority: CertificateAuthority.loadOrCreate(in: scratch.caFolder))
+        let context = try TLSServerContext(
+            authority: CertificateAuthority.loadOrCreate(in: scratch.caFolder), offersHTTP2: false)
         let portCertificate = try context.makePortCertificate(extraHosts: ["api.example.test"])
         let server = try TLSTestServer(context: context, fallback: .certificate(portCertificate))
         defer { server.stop() }
@@ -111,7 +125,8 @@ struct TLSHandshakeLiveTests {
     @Test("a client that does not trust the CA fails the handshake; the server carries on")
     func untrustedClient() throws {
         let scratch = try CertificateScratch()
-        let context = try TLSServerContext(authority: CertificateAuthority.loadOrCreate(in: scratch.caFolder))
+        let context = try TLSServerContext(
+            authority: CertificateAuthority.loadOrCreate(in: scratch.caFolder), offersHTTP2: false)
         let server = try TLSTestServer(context: context, fallback: .name("127.0.0.1"))
         defer { server.stop() }
         let other = try CertificateScratch()
@@ -125,7 +140,8 @@ struct TLSHandshakeLiveTests {
     @Test("TLS 1.1 is refused")
     func oldProtocolRefused() throws {
         let scratch = try CertificateScratch()
-        let context = try TLSServerContext(authority: CertificateAuthority.loadOrCreate(in: scratch.caFolder))
+        let context = try TLSServerContext(
+            authority: CertificateAuthority.loadOrCreate(in: scratch.caFolder), offersHTTP2: false)
         let server = try TLSTestServer(context: context, fallback: .name("127.0.0.1"))
         defer { server.stop() }
         // Security level 0 lets this client offer TLS 1.1 at all; the server must still say no.

@@ -1,0 +1,51 @@
+/// One HTTP/2 request's header block as it arrives, field by field, made into the `HTTPRequest` every protocol
+/// hands the pipeline. nghttp2 has already checked the block's form (pseudo-fields first, lower-case names, no
+/// connection-specific fields); this keeps its size within the limit HTTP/1 heads have, counted as RFC 9113 §6.5.2
+/// counts (name, value and 32 bytes a field), which nghttp2 1.52 does not enforce on what it receives.
+public struct HTTP2RequestHead: Sendable {
+    public private(set) var method = ""
+    public private(set) var path = ""
+    public private(set) var scheme = ""
+    public private(set) var authority = ""
+    public private(set) var headers = HTTPHeaders()
+    /// The block's size so far, as RFC 9113 counts it.
+    public private(set) var listBytes = 0
+    private var cookies: [String] = []
+
+    public init() {}
+
+    /// Adds one field. False when the block has grown past `limit` bytes: the stream is then refused.
+    public mutating func add(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, limit: Int) -> Bool {
+        listBytes += name.count + value.count + 32
+        guard listBytes <= limit else { return false }
+        let value = String(decoding: value, as: UTF8.self)
+        if name.first == UInt8(ascii: ":") {
+            switch String(decoding: name, as: UTF8.self) {
+            case ":method": method = value
+            case ":path": path = value
+            case ":scheme": scheme = value
+            case ":authority": authority = value
+            default: break  // nghttp2 refuses unknown pseudo-fields before they reach here
+            }
+            return true
+        }
+        let name = String(decoding: name, as: UTF8.self)
+        // HTTP/2 may split a cookie into one field per pair (RFC 9113 §8.2.3); they are one field again here.
+        if name == "cookie" {
+            cookies.append(value)
+        } else {
+            headers.add(name, value)
+        }
+        return true
+    }
+
+    /// The request, with the body that came in DATA frames. `:authority` becomes `host` when the block has none,
+    /// as HTTP/1 carries it; a `CONNECT`'s target is its authority.
+    public func request(body: [UInt8]) -> HTTPRequest {
+        var headers = headers
+        if !cookies.isEmpty { headers.add("cookie", cookies.joined(separator: "; ")) }
+        if !authority.isEmpty, !headers.contains("host") { headers.entries.insert(("host", authority), at: 0) }
+        let target = method == "CONNECT" ? authority : (path.isEmpty ? "/" : path)
+        return HTTPRequest(method: method, target: target, headers: headers, body: body)
+    }
+}

@@ -1,0 +1,231 @@
+import CNghttp2
+import OrreryCore
+
+/// One HTTP/2 stream of a server connection: its request as it arrives, then its one answer, sent through the
+/// connection's nghttp2 session. Every fault, delay and bandwidth limit applies to this stream alone; the others on
+/// the connection go on.
+final class HTTP2Stream {
+    let id: Int32
+    /// The connection; nil once it has closed (a late answer then finds nothing to send on).
+    private(set) weak var owner: HTTP2Connection?
+    var head = HTTP2RequestHead()
+    var body: [UInt8] = []
+    /// The request body went past the limit: the answer is a 413, and the rest of the body is dropped.
+    var isBodyTooLarge = false
+    /// The request has been handed to the pipeline.
+    var isDispatched = false
+    private(set) var isAnswered = false
+    private(set) var isClosed = false
+    /// A `HEAD` request: the answer's fields, no body.
+    var isHead = false
+
+    /// The answer's body still to go out, read by nghttp2 a DATA frame at a time.
+    var queue = HTTP2BodyQueue()
+    /// The body is complete: the last DATA frame ends the stream (or trailers follow).
+    var isBodyComplete = false
+    /// After what is queued, the stream is reset rather than ended (a body cut on purpose).
+    var resetsAfterBody = false
+    /// Fields to send after the body, as a HEADERS frame that ends the stream.
+    var trailers: HTTP2Fields?
+    /// nghttp2 asked for data while none was queued: it waits to be resumed.
+    var isDeferred = false
+    /// The answer is relayed or streamed: its writer hears when the client has taken what was queued.
+    var relay: ResponseStream?
+    private var closeObservers: [() -> Void] = []
+    /// A bandwidth-limited answer: the rest of its body, and the slice sent every 100 ms.
+    private var throttled: (bytes: [UInt8], sent: Int, bytesPerTick: Int)?
+
+    init(id: Int32, owner: HTTP2Connection) {
+        self.id = id
+        self.owner = owner
+    }
+
+    var isOpen: Bool { !isClosed && owner != nil }
+
+    // MARK: - Answers
+
+    /// Sends a whole answer: its fields, and its body unless the request was `HEAD`.
+    func send(_ response: EncodedResponse) {
+        guard isOpen, !isAnswered, let owner else { return }
+        isAnswered = true
+        let hasBody = !isHead && response.body.count > 0
+        if hasBody { queue.append(response.body) }
+        isBodyComplete = true
+        if let fields = response.trailers, !isHead { trailers = HTTP2Fields(status: nil, headers: fields) }
+        owner.submitResponse(self, fields: owner.fields(for: response), hasBody: hasBody || trailers != nil)
+    }
+
+    /// Sends an answer at a bandwidth limit: the fields now, the body a slice every 100 ms.
+    func send(_ response: EncodedResponse, bytesPerSecond: Int) {
+        guard isOpen, !isAnswered, let owner else { return }
+        isAnswered = true
+        let hasBody = !isHead && response.body.count > 0
+        owner.submitResponse(self, fields: owner.fields(for: response), hasBody: hasBody)
+        guard hasBody else { return }
+        throttled = (response.body.bytes, 0, max(1, bytesPerSecond / 10))
+        sendThrottledSlice()
+    }
+
+    private func sendThrottledSlice() {
+        guard isOpen, var pending = throttled, let owner else { return }
+        let end = min(pending.bytes.count, pending.sent + pending.bytesPerTick)
+        queue.append(Payload(pending.bytes[pending.sent..<end]))
+        pending.sent = end
+        if end == pending.bytes.count {
+            throttled = nil
+            isBodyComplete = true
+        } else {
+            throttled = pending
+            owner.loop.schedule(afterMilliseconds: 100) { [weak self] in self?.sendThrottledSlice() }
+        }
+        owner.resume(self)
+    }
+
+    /// Carries out a fault on this stream only.
+    func fail(_ fault: ConnectionFault) {
+        guard isOpen, !isAnswered, let owner else { return }
+        isAnswered = true
+        switch fault {
+        case .reset:
+            owner.reset(self, errorCode: NGHTTP2_INTERNAL_ERROR.rawValue)
+        case .close:
+            // Closed with no HEADERS at all: the stream ends without an answer.
+            owner.reset(self, errorCode: NGHTTP2_NO_ERROR.rawValue)
+        case .garbage(let bytes):
+            // A `:status` that is not one: the client refuses the answer and resets this stream, no other.
+            var fields = HTTPHeaders()
+            fields.add("content-type", "application/octet-stream")
+            let malformed = HTTP2Fields(malformedWith: fields)
+            queue.append(Payload(bytes))
+            isBodyComplete = true
+            owner.submitResponse(self, fields: malformed, hasBody: true)
+        case .truncated(let response, let bodyBytes, let bytesPerSecond):
+            let hasBody = !isHead && bodyBytes > 0
+            resetsAfterBody = true
+            owner.submitResponse(self, fields: owner.fields(for: response), hasBody: true)
+            guard hasBody else {
+                isBodyComplete = true
+                owner.resume(self)
+                return
+            }
+            let cut = response.body.withUnsafeBytes { Array($0.prefix(bodyBytes)) }
+            if let bytesPerSecond {
+                throttled = (cut, 0, max(1, bytesPerSecond / 10))
+                sendThrottledSlice()
+            } else {
+                queue.append(Payload(cut))
+                isBodyComplete = true
+                owner.resume(self)
+            }
+        case .hold:
+            break  // open until the client resets it or the connection ends
+        }
+    }
+
+    /// Starts an answer whose body follows in pieces (a relayed one, server-sent events).
+    func startStream(status: Int, headers: HTTPHeaders, contentLength: Int?, maximumQueuedBytes: Int) -> ResponseStream?
+    {
+        guard isOpen, !isAnswered, let owner else { return nil }
+        isAnswered = true
+        var headers = headers
+        headers.remove("content-length")
+        if let contentLength { headers.add("content-length", String(contentLength)) }
+        let stream = ResponseStream(http2: self, connection: owner.connection, maximumQueuedBytes: maximumQueuedBytes)
+        relay = stream
+        owner.submitResponse(self, fields: HTTP2Fields(status: status, headers: headers), hasBody: !isHead)
+        return stream
+    }
+
+    // MARK: - Streamed bodies
+
+    var queuedBytes: Int { queue.byteCount }
+
+    func appendBody(_ bytes: UnsafeRawBufferPointer) {
+        guard isOpen, !isBodyComplete, !isHead, !bytes.isEmpty else { return }
+        queue.append(Payload(bytes.bindMemory(to: UInt8.self)))
+    }
+
+    func flushBody() {
+        guard isOpen, let owner else { return }
+        owner.resume(self)
+    }
+
+    func finishBody() {
+        guard isOpen, let owner else { return }
+        isBodyComplete = true
+        owner.resume(self)
+    }
+
+    func abortBody() {
+        guard isOpen, let owner else { return }
+        owner.reset(self, errorCode: NGHTTP2_INTERNAL_ERROR.rawValue)
+    }
+
+    // MARK: - Closing
+
+    func whenClosed(_ observer: @escaping () -> Void) {
+        if !isOpen {
+            observer()
+        } else {
+            closeObservers.append(observer)
+        }
+    }
+
+    /// The stream ended (answered, reset by either side, or its connection closed).
+    func closed() {
+        guard !isClosed else { return }
+        isClosed = true
+        throttled = nil
+        queue.removeAll()
+        let relay = relay
+        self.relay = nil
+        relay?.markFinished()
+        let observers = closeObservers
+        closeObservers = []
+        for observer in observers { observer() }
+    }
+}
+
+/// An answer's body waiting for DATA frames, as references to payloads (a stub's prepared body is never copied
+/// before nghttp2 frames it).
+struct HTTP2BodyQueue {
+    private var chunks: [(payload: Payload, offset: Int)] = []
+    private(set) var byteCount = 0
+
+    var isEmpty: Bool { byteCount == 0 }
+
+    mutating func append(_ payload: Payload) {
+        guard payload.count > 0 else { return }
+        chunks.append((payload, 0))
+        byteCount += payload.count
+    }
+
+    /// Copies up to `buffer.count` bytes out; returns how many.
+    mutating func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        var copied = 0
+        var done = 0
+        for index in chunks.indices {
+            guard copied < buffer.count else { break }
+            let (payload, offset) = chunks[index]
+            let count = min(payload.count - offset, buffer.count - copied)
+            payload.withUnsafeBytes { bytes in
+                UnsafeMutableRawBufferPointer(rebasing: buffer[copied..<copied + count])
+                    .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count]))
+            }
+            copied += count
+            if offset + count == payload.count {
+                done += 1
+            } else {
+                chunks[index].offset = offset + count
+            }
+        }
+        chunks.removeFirst(done)
+        byteCount -= copied
+        return copied
+    }
+
+    mutating func removeAll() {
+        chunks.removeAll()
+        byteCount = 0
+    }
+}
