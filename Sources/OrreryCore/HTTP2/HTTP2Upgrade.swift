@@ -10,7 +10,7 @@ public struct HTTP2Upgrade: Sendable {
     public let request: HTTPRequest
 
     /// Nil when `request` does not ask for `h2c`, or cannot be upgraded.
-    public init?(_ request: HTTPRequest) {
+    public init?(_ request: borrowing HTTPRequest) {
         guard let upgrade = request.headers["Upgrade"],
             Self.list(upgrade, contains: "h2c"),
             let connection = request.headers["Connection"],
