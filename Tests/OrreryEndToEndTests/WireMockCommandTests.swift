@@ -45,14 +45,14 @@ struct WireMockCommandTests {
         let scratch = try Self.root()
         try scratch.write("wm/mappings/xml.json", #"""
             {
-              "request": {"urlPath": "/soap", "bodyPatterns": [{"matchesXPath": "//order"}]},
+              "request": {"urlPath": "/soap", "bodyPatterns": [{"matchesXPath": {"expression": "//order", "doesNotMatch": "x"}}]},
               "response": {"status": 200}
             }
             """#)
         let validated = try OrreryProcess.run(["validate", "--wiremock-root", scratch.path("wm")])
         #expect(validated.status == 1)
         #expect(validated.errors.contains(
-            "wm/mappings/xml.json:2: $.request.bodyPatterns[0].matchesXPath: XML body matchers ('matchesXPath') are not supported yet (mapping not served)"))
+            "wm/mappings/xml.json:2: $.request.bodyPatterns[0].matchesXPath.doesNotMatch: 'doesNotMatch' beside an XPath is not supported (mapping not served)"))
 
         let orrery = try OrreryProcess([
             "serve", "--port", "0", "--stubs", scratch.path("stubs"), "--wiremock-root", scratch.path("wm"), "--offline",

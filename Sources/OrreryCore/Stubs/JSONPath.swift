@@ -42,6 +42,10 @@ public struct JSONPath: Sendable, Equatable, CustomStringConvertible {
         return current
     }
 
+    /// Whether the path selects at most one value (no wildcard): WireMock writes such a value alone, and a list
+    /// for the others.
+    var isDefinite: Bool { !steps.contains(.wildcard) }
+
     public var description: String { source }
 
     private static func parse(_ bytes: [UInt8]) throws(JSONPathError) -> [Step] {
