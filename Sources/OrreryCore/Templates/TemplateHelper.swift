@@ -167,6 +167,8 @@ extension HelperCall {
             let text = argument(0).text
             let range = NSRange(text.startIndex..., in: text)
             guard let match = regex.firstMatch(in: text, range: range), let found = Range(match.range, in: text) else {
+                // WireMock writes what went wrong into the body when no default is given.
+                guard self.option("default") != nil else { return .text("[ERROR: Nothing matched \(regex.pattern)]") }
                 return option("default")
             }
             return .text(String(text[found]))
