@@ -54,6 +54,18 @@ struct HandlebarsCompilerTests {
         #expect(try render(template) == expected)
     }
 
+    @Test("JSONPath filters and recursive descent, as Jayway's", arguments: [
+        ("{{{jsonPath request.body '$.items[?(@.qty > 3)].sku'}}}", #"["B2"]"#),
+        ("{{{jsonPath request.body '$.items[?(@.sku == \"A1\")]'}}}", #"[{"sku":"A1","qty":2}]"#),
+        ("{{{jsonPath request.body '$.items[?(@.sku =~ /a.*/i && @.qty < 3)].qty'}}}", "[2]"),
+        ("{{{jsonPath request.body '$..sku'}}}", #"["A1","B2"]"#),
+        ("{{{jsonPath request.body '$.user[?(@.name)].name'}}}", #"["Ada"]"#),
+        ("{{{jsonPath request.body '$.items[?(!(@.qty == 2) || @.none)].sku'}}}", #"["B2"]"#),
+    ])
+    func filters(template: String, expected: String) throws {
+        #expect(try render(template) == expected)
+    }
+
     @Test("Random values have their shape")
     func random() throws {
         let uuid = try render("{{randomValue type='UUID'}}")
@@ -87,7 +99,7 @@ struct HandlebarsCompilerTests {
         ("{{request.nothing}}", "'request.nothing' is not a field of the request model that Orrery knows"),
         ("x\n{{lookup request.query 'x'}}", "helper 'lookup' is not supported"),
         ("{{#with request}}{{/with}}", "block helper 'with' is not supported"),
-        ("{{jsonPath request.body '$..sku'}}", "'jsonPath' $..sku: recursive descent"),
+        ("{{jsonPath request.body '$.items[0:1]'}}", "'jsonPath' $.items[0:1]: '[0:1]' is not supported"),
         ("{{#if request.path}}", "the block '{{#if}}' is never closed"),
         ("{{now format='yyyy-MM-dd QQ'}}", "the date format 'yyyy-MM-dd QQ' has the letter 'Q'"),
         ("{{regexExtract request.body '(a)\\1'}}", "'regexExtract': the regex"),

@@ -444,8 +444,10 @@ extension WireMockConverter {
             report(node, path, "'matchesJsonPath' must be an expression or { expression, matcher }", .skipped)
             return nil
         }
-        if expression.contains("[?") || expression.contains("..") || expression.contains(":") || expression.contains(",") {
-            report(node, path, "JSONPath filters, recursive descent, slices and unions are not supported: \(expression)", .skipped)
+        do {
+            _ = try JSONPath(expression)
+        } catch {
+            report(node, path, "the JSONPath \(expression) is not supported: \(error.message)", .skipped)
             return nil
         }
         var out: [(String, SourceNode)] = [("jsonPath", .text(expression, line: node.line))]
