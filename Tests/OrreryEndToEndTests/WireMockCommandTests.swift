@@ -52,7 +52,8 @@ struct WireMockCommandTests {
         let validated = try OrreryProcess.run(["validate", "--wiremock-root", scratch.path("wm")])
         #expect(validated.status == 1)
         #expect(validated.errors.contains(
-            "wm/mappings/xml.json:2: $.request.bodyPatterns[0].matchesXPath.doesNotMatch: 'doesNotMatch' beside an XPath is not supported (mapping not served)"))
+                "wm/mappings/xml.json:2: $.request.bodyPatterns[0].matchesXPath.doesNotMatch: 'doesNotMatch' beside an XPath is not supported (mapping not served)"
+            ))
 
         let orrery = try OrreryProcess([
             "serve", "--port", "0", "--stubs", scratch.path("stubs"), "--wiremock-root", scratch.path("wm"), "--offline",

@@ -87,7 +87,9 @@ public struct JSONPath: Sendable, Equatable, CustomStringConvertible {
                 if bytes[index] == UInt8(ascii: ".") {
                     // `..name`, `..*` or `..[...]`: the next step, applied at every depth.
                     guard index + 1 < bytes.count else { throw JSONPathError(message: "a name must follow '..'") }
-                    let rest = try parse([UInt8(ascii: "$")] + (bytes[index + 1] == UInt8(ascii: "[") ? [] : [UInt8(ascii: ".")]) + bytes[(index + 1)...])
+                    let rest = try parse(
+                        [UInt8(ascii: "$")] + (bytes[index + 1] == UInt8(ascii: "[") ? [] : [UInt8(ascii: ".")])
+                            + bytes[(index + 1)...])
                     guard let first = rest.first else { throw JSONPathError(message: "a name must follow '..'") }
                     return steps + [.descendant(first)] + rest.dropFirst()
                 }

@@ -134,7 +134,9 @@ public struct JSONPathFilter: Sendable, Equatable {
                 if operation == "=~" { return .matches(left, try regex()) }
                 return .compare(left, operation, try operand())
             }
-            guard case .path = left else { throw JSONPathError(message: "a value alone in a filter says nothing; compare it") }
+            guard case .path = left else {
+                throw JSONPathError(message: "a value alone in a filter says nothing; compare it")
+            }
             return .exists(left)
         }
 
@@ -152,9 +154,11 @@ public struct JSONPathFilter: Sendable, Equatable {
                         if byte == open { quote = nil }
                     } else if byte == UInt8(ascii: "'") || byte == UInt8(ascii: "\"") {
                         quote = byte
-                    } else if !(byte == UInt8(ascii: ".") || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]") || byte == UInt8(ascii: "*")
+                    } else if !(byte == UInt8(ascii: ".") || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]")
+                        || byte == UInt8(ascii: "*")
                         || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-") || byte >= 0x80
-                        || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z")))
+                        || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                        || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "z")))
                     {
                         break
                     }
@@ -166,7 +170,9 @@ public struct JSONPathFilter: Sendable, Equatable {
                 position += 1
                 let start = position
                 while position < bytes.count, bytes[position] != first { position += 1 }
-                guard position < bytes.count else { throw JSONPathError(message: "a quoted text in a filter is never closed") }
+                guard position < bytes.count else {
+                    throw JSONPathError(message: "a quoted text in a filter is never closed")
+                }
                 let text = String(decoding: bytes[start..<position], as: UTF8.self)
                 position += 1
                 return .literal(.string(text))
@@ -179,7 +185,9 @@ public struct JSONPathFilter: Sendable, Equatable {
             case "false": return .literal(.bool(false))
             case "null": return .literal(.null)
             default:
-                guard let number = Double(word) else { throw JSONPathError(message: "'\(word)' in a filter is not a value") }
+                guard let number = Double(word) else {
+                    throw JSONPathError(message: "'\(word)' in a filter is not a value")
+                }
                 return .literal(.number(number, text: word))
             }
         }

@@ -25,7 +25,10 @@ extension StubDecoder {
                 isTemplate = true
                 dialect = .handlebars
             } else {
-                fail(flag.line, "'template' must be true, false or handlebars, not \(flag.scalarText.map { "'\($0)'" } ?? flag.kindName)")
+                fail(
+                    flag.line,
+                    "'template' must be true, false or handlebars, not \(flag.scalarText.map { "'\($0)'" } ?? flag.kindName)"
+                )
             }
         }
         let compiler = TemplateCompiler(scope: scope, dialect: dialect)

@@ -21,8 +21,11 @@ public struct HandlebarsCompiler: Sendable {
 
     static let comparisons = ["eq", "neq", "lt", "lte", "gt", "gte", "and", "or", "not", "contains", "matches"]
     static let helpers =
-        ["jsonPath", "regexExtract", "randomValue", "now", "date", "base64", "urlEncode", "upper", "lower", "trim", "size",
-         "pickRandom", "math", "formatJson"] + comparisons
+        [
+            "jsonPath", "regexExtract", "randomValue", "now", "date", "base64", "urlEncode", "upper", "lower", "trim",
+            "size",
+            "pickRandom", "math", "formatJson",
+        ] + comparisons
 
     /// Compiles the text; throws the first error, with its line within the text.
     public func compile(_ text: String) throws(TemplateError) -> Template {
@@ -85,14 +88,18 @@ public struct HandlebarsCompiler: Sendable {
                 let isTriple = tagStart + 2 < source.count && source[tagStart + 2] == UInt8(ascii: "{")
                 let contentStart = tagStart + (isTriple ? 3 : 2)
                 let isLongComment = !isTriple && source[contentStart...].starts(with: "!--".utf8)
-                let closer: [UInt8] = isLongComment ? Array("--}}".utf8) : isTriple ? [0x7D, 0x7D, 0x7D] : [0x7D, 0x7D]
+                let closer: [UInt8] =
+                    isLongComment ? Array("--}}".utf8) : isTriple ? [0x7D, 0x7D, 0x7D] : [0x7D, 0x7D]
                 guard let contentEnd = TemplateCompiler.find(closer, in: source, from: contentStart) else {
                     throw TemplateError(
                         line: line,
-                        message: "unclosed tag '\(TemplateCompiler.excerpt(source, from: tagStart))': no '\(String(decoding: closer, as: UTF8.self))' after it")
+                        message:
+                            "unclosed tag '\(TemplateCompiler.excerpt(source, from: tagStart))': no '\(String(decoding: closer, as: UTF8.self))' after it"
+                    )
                 }
                 var tagEnd = contentEnd + closer.count
-                var content = String(decoding: source[contentStart..<(isLongComment ? contentEnd + 2 : contentEnd)], as: UTF8.self)
+                var content = String(
+                    decoding: source[contentStart..<(isLongComment ? contentEnd + 2 : contentEnd)], as: UTF8.self)
                 // `{{~x~}}` takes the whitespace on its side away.
                 if content.hasPrefix("~") {
                     content.removeFirst()
@@ -134,7 +141,9 @@ public struct HandlebarsCompiler: Sendable {
             }
             flush()
             if let block = blocks.last {
-                throw TemplateError(line: block.line, message: "the block '{{#\(block.helper)}}' is never closed (no '{{/\(block.helper)}}')")
+                throw TemplateError(
+                    line: block.line,
+                    message: "the block '{{#\(block.helper)}}' is never closed (no '{{/\(block.helper)}}')")
             }
             return nodes
         }
@@ -143,7 +152,9 @@ public struct HandlebarsCompiler: Sendable {
             byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
         }
 
-        private mutating func open(_ content: String, nodes: inout [TemplateNode], chained: Bool = false) throws(TemplateError) {
+        private mutating func open(_ content: String, nodes: inout [TemplateNode], chained: Bool = false)
+            throws(TemplateError)
+        {
             let tokens = try tokens(content)
             guard case .name(let helper)? = tokens.first else {
                 throw TemplateError(line: line, message: "'{{#\(content)}}' names no block helper")
@@ -153,23 +164,31 @@ public struct HandlebarsCompiler: Sendable {
             case "if", "unless", "each":
                 let arguments = Array(tokens.dropFirst())
                 guard !arguments.isEmpty else {
-                    throw TemplateError(line: line, message: "'{{#\(helper)}}' needs a value to test, as in {{#\(helper) request.query.q}}")
+                    throw TemplateError(
+                        line: line,
+                        message: "'{{#\(helper)}}' needs a value to test, as in {{#\(helper) request.query.q}}")
                 }
                 if arguments.contains(.name("as")) {
-                    throw TemplateError(line: line, message: "block parameters ('as |item|') are not supported; use {{this}} inside {{#each}}")
+                    throw TemplateError(
+                        line: line,
+                        message: "block parameters ('as |item|') are not supported; use {{this}} inside {{#each}}")
                 }
                 let argument = try expression(arguments)
                 block = Block(
-                    helper: helper, argument: argument, isEach: helper == "each", inverted: helper == "unless", line: line,
+                    helper: helper, argument: argument, isEach: helper == "each", inverted: helper == "unless",
+                    line: line,
                     outer: nodes, chained: chained)
             case _ where HandlebarsCompiler.comparisons.contains(helper):
                 block = Block(
-                    helper: helper, argument: try expression(tokens), isEach: false, inverted: false, line: line, outer: nodes,
+                    helper: helper, argument: try expression(tokens), isEach: false, inverted: false, line: line,
+                    outer: nodes,
                     chained: chained)
             default:
                 throw TemplateError(
                     line: line,
-                    message: "block helper '\(helper)' is not supported (#if, #unless, #each and \(HandlebarsCompiler.comparisons.map { "#" + $0 }.joined(separator: ", ")) are)")
+                    message:
+                        "block helper '\(helper)' is not supported (#if, #unless, #each and \(HandlebarsCompiler.comparisons.map { "#" + $0 }.joined(separator: ", ")) are)"
+                )
             }
             blocks.append(block)
             nodes = []
@@ -196,7 +215,9 @@ public struct HandlebarsCompiler: Sendable {
                 }
                 guard block.helper == name else {
                     throw TemplateError(
-                        line: line, message: "'{{/\(name)}}' does not match the open block '{{#\(block.helper)}}' (line \(block.line))")
+                        line: line,
+                        message:
+                            "'{{/\(name)}}' does not match the open block '{{#\(block.helper)}}' (line \(block.line))")
                 }
                 let then = block.then ?? nodes
                 let otherwise = block.then == nil ? [] : nodes
@@ -275,8 +296,12 @@ public struct HandlebarsCompiler: Sendable {
             return argument
         }
 
-        private func call(_ tokens: [Token], _ position: inout Int, nested: Bool) throws(TemplateError) -> HelperArgument {
-            guard position < tokens.count else { throw TemplateError(line: line, message: "an empty tag or '()' names nothing") }
+        private func call(_ tokens: [Token], _ position: inout Int, nested: Bool) throws(TemplateError)
+            -> HelperArgument
+        {
+            guard position < tokens.count else {
+                throw TemplateError(line: line, message: "an empty tag or '()' names nothing")
+            }
             guard case .name(let name) = tokens[position] else {
                 throw TemplateError(line: line, message: "a '(' must start with the name of a helper")
             }
@@ -331,24 +356,35 @@ public struct HandlebarsCompiler: Sendable {
         func lookup(_ name: String) throws(TemplateError) -> TemplateLookup {
             let parts = HandlebarsCompiler.segments(name)
             if parts.first == "this" || name == "." {
-                guard inEach else { throw TemplateError(line: line, message: "'\(name)' stands for an item of {{#each}}, and is outside one") }
+                guard inEach else {
+                    throw TemplateError(
+                        line: line, message: "'\(name)' stands for an item of {{#each}}, and is outside one")
+                }
                 let below = Array(parts.dropFirst())
                 return below.isEmpty ? .current : .contextual(below, fallback: nil)
             }
             if name.hasPrefix("@") || name.hasPrefix("../") {
-                throw TemplateError(line: line, message: "'\(name)' is not supported (data variables and parent scopes)")
+                throw TemplateError(
+                    line: line, message: "'\(name)' is not supported (data variables and parent scopes)")
             }
             guard parts.first == "request" else {
                 if inEach, !parts.isEmpty { return .contextual(parts, fallback: nil) }
-                let hint = Suggestion.closest(to: name, in: HandlebarsCompiler.helpers + ["request.path", "request.body", "request.query"])
+                let hint =
+                    Suggestion.closest(
+                        to: name, in: HandlebarsCompiler.helpers + ["request.path", "request.body", "request.query"]
+                    )
                     .map { "; did you mean '\($0)'?" } ?? ""
-                throw TemplateError(line: line, message: "'\(name)' is neither a helper Orrery runs nor a field of the request model\(hint)")
+                throw TemplateError(
+                    line: line,
+                    message: "'\(name)' is neither a helper Orrery runs nor a field of the request model\(hint)")
             }
             return .root(try requestLookup(name, Array(parts.dropFirst())))
         }
 
         private func requestLookup(_ name: String, _ parts: [String]) throws(TemplateError) -> RootLookup {
-            guard let field = parts.first else { throw TemplateError(line: line, message: "'request' needs a field, such as request.path") }
+            guard let field = parts.first else {
+                throw TemplateError(line: line, message: "'request' needs a field, such as request.path")
+            }
             let below = Array(parts.dropFirst())
             let position = below.count == 2 ? Int(below[1]) : 0
             switch field {
@@ -360,9 +396,13 @@ public struct HandlebarsCompiler: Sendable {
                 if below.isEmpty { return field == "path" ? .path : .pathSegments }
                 guard below.count == 1 else { break }
                 if let index = Int(below[0]), index >= 0 { return .pathSegment(index) }
-                if field == "path", let index = compiler.parameterNames.firstIndex(of: below[0]) { return .parameter(index) }
+                if field == "path", let index = compiler.parameterNames.firstIndex(of: below[0]) {
+                    return .parameter(index)
+                }
             case "pathParameters":
-                if below.count == 1, let index = compiler.parameterNames.firstIndex(of: below[0]) { return .parameter(index) }
+                if below.count == 1, let index = compiler.parameterNames.firstIndex(of: below[0]) {
+                    return .parameter(index)
+                }
             case "query":
                 guard let key = below.first, let position, position >= 0 else { break }
                 return position == 0 ? .query(key) : .queryValue(key, position)
@@ -377,7 +417,8 @@ public struct HandlebarsCompiler: Sendable {
             }
             let fields = ["url", "path", "pathSegments", "query", "headers", "cookies", "method", "baseUrl", "body"]
             let hint = Suggestion.closest(to: field, in: fields).map { "; did you mean 'request.\($0)'?" } ?? ""
-            throw TemplateError(line: line, message: "'\(name)' is not a field of the request model that Orrery knows\(hint)")
+            throw TemplateError(
+                line: line, message: "'\(name)' is not a field of the request model that Orrery knows\(hint)")
         }
 
         // MARK: - Helpers
@@ -385,17 +426,23 @@ public struct HandlebarsCompiler: Sendable {
         private func literalText(_ argument: HelperArgument?, _ what: String) throws(TemplateError) -> String? {
             guard let argument else { return nil }
             guard case .literal(let value) = argument else {
-                throw TemplateError(line: line, message: "\(what) must be written in the template (a quoted string), not looked up")
+                throw TemplateError(
+                    line: line, message: "\(what) must be written in the template (a quoted string), not looked up")
             }
             return value.text
         }
 
-        private func helper(_ name: String, _ arguments: [HelperArgument], _ options: [(String, HelperArgument)]) throws(TemplateError) -> HelperCall {
+        private func helper(_ name: String, _ arguments: [HelperArgument], _ options: [(String, HelperArgument)])
+            throws(TemplateError) -> HelperCall
+        {
             func option(_ key: String) -> HelperArgument? { options.first { $0.0 == key }?.1 }
             func count(_ range: ClosedRange<Int>) throws(TemplateError) {
                 guard range.contains(arguments.count) else {
-                    let wanted = range.lowerBound == range.upperBound ? "\(range.lowerBound)" : "\(range.lowerBound) to \(range.upperBound)"
-                    throw TemplateError(line: line, message: "'\(name)' takes \(wanted) argument(s), not \(arguments.count)")
+                    let wanted =
+                        range.lowerBound == range.upperBound
+                        ? "\(range.lowerBound)" : "\(range.lowerBound) to \(range.upperBound)"
+                    throw TemplateError(
+                        line: line, message: "'\(name)' takes \(wanted) argument(s), not \(arguments.count)")
                 }
             }
             func regex(_ pattern: String, whole: Bool) throws(TemplateError) -> NSRegularExpression {
@@ -405,7 +452,8 @@ public struct HandlebarsCompiler: Sendable {
                     _ = try Pattern(pattern)
                     return try NSRegularExpression(pattern: whole ? "(?:\(pattern))" : pattern)
                 } catch {
-                    throw TemplateError(line: line, message: "'\(name)': the regex '\(pattern)' does not compile (\(error))")
+                    throw TemplateError(
+                        line: line, message: "'\(name)': the regex '\(pattern)' does not compile (\(error))")
                 }
             }
             let helper: TemplateHelper
@@ -420,7 +468,8 @@ public struct HandlebarsCompiler: Sendable {
                 }
             case "regexExtract":
                 guard arguments.count != 3 else {
-                    throw TemplateError(line: line, message: "'regexExtract' into a variable (a third argument) is not supported")
+                    throw TemplateError(
+                        line: line, message: "'regexExtract' into a variable (a third argument) is not supported")
                 }
                 try count(2...2)
                 helper = .regexExtract(try regex(try literalText(arguments[1], "the regex") ?? "", whole: false))
@@ -428,11 +477,16 @@ public struct HandlebarsCompiler: Sendable {
                 try count(0...0)
                 let type = try literalText(option("type"), "type") ?? "ALPHANUMERIC"
                 guard let kind = TemplateHelper.RandomValueKind(rawValue: type) else {
-                    throw TemplateError(line: line, message: "randomValue type '\(type)' is not supported (UUID, ALPHANUMERIC, ALPHABETIC, NUMERIC, HEXADECIMAL, ALPHANUMERIC_AND_SYMBOLS)")
+                    throw TemplateError(
+                        line: line,
+                        message:
+                            "randomValue type '\(type)' is not supported (UUID, ALPHANUMERIC, ALPHABETIC, NUMERIC, HEXADECIMAL, ALPHANUMERIC_AND_SYMBOLS)"
+                    )
                 }
                 var length = 36
                 if let given = option("length") {
-                    guard case .literal(let value) = given, let number = value.number, number >= 0, number <= 4096 else {
+                    guard case .literal(let value) = given, let number = value.number, number >= 0, number <= 4096
+                    else {
                         throw TemplateError(line: line, message: "randomValue length must be a number from 0 to 4096")
                     }
                     length = Int(number)
@@ -443,7 +497,8 @@ public struct HandlebarsCompiler: Sendable {
             case "now", "date":
                 try count(name == "now" ? 0...0 : 1...1)
                 if let zone = try literalText(option("timezone"), "timezone"), !["UTC", "GMT", "Z"].contains(zone) {
-                    throw TemplateError(line: line, message: "'\(name)' in time zone '\(zone)' is not supported (UTC only)")
+                    throw TemplateError(
+                        line: line, message: "'\(name)' in time zone '\(zone)' is not supported (UTC only)")
                 }
                 var format = TemplateDateFormat.iso
                 if let pattern = try literalText(option("format"), "format") {
@@ -456,7 +511,11 @@ public struct HandlebarsCompiler: Sendable {
                 var offset = 0
                 if let text = try literalText(option("offset"), "offset") {
                     guard let seconds = TemplateDateFormat.offsetSeconds(text) else {
-                        throw TemplateError(line: line, message: "the offset '\(text)' is not supported (a number and seconds, minutes, hours, days or weeks)")
+                        throw TemplateError(
+                            line: line,
+                            message:
+                                "the offset '\(text)' is not supported (a number and seconds, minutes, hours, days or weeks)"
+                        )
                     }
                     offset = seconds
                 }
@@ -468,9 +527,10 @@ public struct HandlebarsCompiler: Sendable {
                 helper = name == "base64" ? .base64(decode: decode) : .urlEncode(decode: decode)
             case "upper", "lower", "trim", "size", "formatJson":
                 try count(1...1)
-                helper = [
-                    "upper": .upper, "lower": .lower, "trim": .trim, "size": .size, "formatJson": .formatJson,
-                ][name] ?? .trim
+                helper =
+                    [
+                        "upper": .upper, "lower": .lower, "trim": .trim, "size": .size, "formatJson": .formatJson,
+                    ][name] ?? .trim
             case "pickRandom":
                 try count(1...64)
                 helper = .pickRandom
@@ -483,10 +543,12 @@ public struct HandlebarsCompiler: Sendable {
                 return HelperCall(helper: .math(operation), arguments: [arguments[0], arguments[2]], options: [])
             case "eq", "neq", "lt", "lte", "gt", "gte", "contains":
                 try count(2...2)
-                helper = [
-                    "eq": .equal, "neq": .notEqual, "lt": .less, "lte": .lessOrEqual, "gt": .greater, "gte": .greaterOrEqual,
-                    "contains": .contains,
-                ][name] ?? .equal
+                helper =
+                    [
+                        "eq": .equal, "neq": .notEqual, "lt": .less, "lte": .lessOrEqual, "gt": .greater,
+                        "gte": .greaterOrEqual,
+                        "contains": .contains,
+                    ][name] ?? .equal
             case "and", "or":
                 try count(1...64)
                 helper = name == "and" ? .and : .or

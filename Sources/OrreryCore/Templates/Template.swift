@@ -67,7 +67,8 @@ indirect enum TemplateNode: Sendable {
             case .value, .expression:
                 result.append(node)
             case .conditional(let argument, let inverted, let then, let otherwise):
-                result.append(.conditional(argument, inverted: inverted, then: merged(then), otherwise: merged(otherwise)))
+                result.append(
+                    .conditional(argument, inverted: inverted, then: merged(then), otherwise: merged(otherwise)))
             case .each(let argument, let children, let otherwise):
                 result.append(.each(argument, merged(children), otherwise: merged(otherwise)))
             }

@@ -16,16 +16,20 @@ struct TemplateDateFormat: Sendable {
     let kind: Kind
 
     /// WireMock's form when no format is given: ISO 8601 in UTC, to the second (`2026-11-25T15:53:32Z`).
-    static let iso = TemplateDateFormat(kind: .pattern([
-        .field("y", 4), .literal("-"), .field("M", 2), .literal("-"), .field("d", 2), .literal("T"), .field("H", 2), .literal(":"),
-        .field("m", 2), .literal(":"), .field("s", 2), .literal("Z"),
-    ]))
+    static let iso = TemplateDateFormat(
+        kind: .pattern([
+            .field("y", 4), .literal("-"), .field("M", 2), .literal("-"), .field("d", 2), .literal("T"), .field("H", 2),
+            .literal(":"),
+            .field("m", 2), .literal(":"), .field("s", 2), .literal("Z"),
+        ]))
 
     private init(kind: Kind) {
         self.kind = kind
     }
 
-    static let fieldLetters: Set<Character> = ["y", "M", "d", "H", "h", "m", "s", "S", "a", "E", "Z", "X", "z", "D", "u", "k", "K"]
+    static let fieldLetters: Set<Character> = [
+        "y", "M", "d", "H", "h", "m", "s", "S", "a", "E", "Z", "X", "z", "D", "u", "k", "K",
+    ]
 
     /// Compiles a pattern; the error names a letter that is not a field Orrery writes.
     init(_ pattern: String) throws(TemplateNameError) {
@@ -63,7 +67,9 @@ struct TemplateDateFormat: Sendable {
                 pieces.append(.literal(text))
             } else if character.isLetter {
                 guard Self.fieldLetters.contains(character) else {
-                    throw TemplateNameError("the date format '\(pattern)' has the letter '\(character)', which is not a field Orrery writes")
+                    throw TemplateNameError(
+                        "the date format '\(pattern)' has the letter '\(character)', which is not a field Orrery writes"
+                    )
                 }
                 var count = 0
                 while characters.first == character {
@@ -79,7 +85,10 @@ struct TemplateDateFormat: Sendable {
         kind = .pattern(pieces)
     }
 
-    private static let months = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
+    private static let months = [
+        "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November",
+        "December",
+    ]
     private static let weekdays = ["Thursday", "Friday", "Saturday", "Sunday", "Monday", "Tuesday", "Wednesday"]
 
     /// The time (milliseconds since 1970, UTC) in this format.
@@ -186,7 +195,9 @@ struct TemplateDateFormat: Sendable {
         if digits.count > 10 {
             guard let hour = number(11, 2), let minute = number(14, 2) else { return nil }
             seconds += hour * 3600 + minute * 60 + (number(17, 2) ?? 0)
-            if digits.count > 20, digits[19] == UInt8(ascii: "."), let fraction = number(20, 3) { milliseconds = fraction }
+            if digits.count > 20, digits[19] == UInt8(ascii: "."), let fraction = number(20, 3) {
+                milliseconds = fraction
+            }
         }
         return Int64(seconds) * 1000 + Int64(milliseconds)
     }

@@ -50,7 +50,8 @@ enum TemplateHelper: Sendable {
             case .alphabetic: Array("abcdefghijklmnopqrstuvwxyz".utf8)
             case .numeric: Array("0123456789".utf8)
             case .hexadecimal: Array("0123456789abcdef".utf8)
-            case .alphanumericAndSymbols: Array("abcdefghijklmnopqrstuvwxyz0123456789!#$%&()*+,-./:;<=>?@[]^_`{|}~".utf8)
+            case .alphanumericAndSymbols:
+                Array("abcdefghijklmnopqrstuvwxyz0123456789!#$%&()*+,-./:;<=>?@[]^_`{|}~".utf8)
             }
         }
     }
@@ -145,7 +146,8 @@ extension HelperCall {
     /// Runs the helper on the request of `context`.
     func evaluate<Generator>(_ context: inout TemplateContext<Generator>, stack: [TemplateValue]) -> HelperValue {
         func argument(_ index: Int) -> HelperValue {
-            index < arguments.count ? TemplateRenderer.evaluate(arguments[index], context: &context, stack: stack) : .missing
+            index < arguments.count
+                ? TemplateRenderer.evaluate(arguments[index], context: &context, stack: stack) : .missing
         }
         func option(_ name: String) -> HelperValue {
             self.option(name).map { TemplateRenderer.evaluate($0, context: &context, stack: stack) } ?? .missing
@@ -174,7 +176,10 @@ extension HelperCall {
             return .text(String(text[found]))
         case .randomValue(let kind, let length, let uppercase):
             if kind == .uuid {
-                return .text(String(decoding: TemplateRenderer.uuid(high: context.generator.next(), low: context.generator.next()), as: UTF8.self))
+                return .text(
+                    String(
+                        decoding: TemplateRenderer.uuid(high: context.generator.next(), low: context.generator.next()),
+                        as: UTF8.self))
             }
             let alphabet = kind.alphabet
             var bytes: [UInt8] = []
@@ -274,9 +279,10 @@ extension HelperCall {
             return .bool(container.text.contains(part))
         case .matches(let regex):
             let text = argument(0).text
-            return .bool(regex.firstMatch(in: text, options: [.anchored], range: NSRange(text.startIndex..., in: text)).map {
-                $0.range.length == (text as NSString).length
-            } ?? false)
+            return .bool(
+                regex.firstMatch(in: text, options: [.anchored], range: NSRange(text.startIndex..., in: text)).map {
+                    $0.range.length == (text as NSString).length
+                } ?? false)
         }
     }
 
@@ -306,7 +312,8 @@ extension HelperCall {
         var out = ""
         for byte in text.utf8 {
             switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"),
                 UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "*"), UInt8(ascii: "_"):
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             case UInt8(ascii: " "):

@@ -47,3 +47,50 @@ extension SourceNode {
         return SourceNode(.object(members), line: line)
     }
 }
+
+extension SourceNode {
+    /// The tree with its fractional numbers written as WireMock (Jackson, Java's `Double.toString`) writes them:
+    /// `1.5`, `100.0`, and from ten million up or below a thousandth `1.23456789012E9`. Whole numbers stay as written.
+    var withJacksonNumbers: SourceNode {
+        switch value {
+        case .number(let number, let text) where text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }):
+            return SourceNode(.number(number, text: Self.javaDouble(number)), line: line)
+        case .array(let items):
+            return SourceNode(.array(items.map(\.withJacksonNumbers)), line: line)
+        case .object(let members):
+            return SourceNode(
+                .object(members.map { (key: $0.key, keyLine: $0.keyLine, value: $0.value.withJacksonNumbers) }),
+                line: line)
+        default:
+            return self
+        }
+    }
+
+    static func javaDouble(_ number: Double) -> String {
+        guard number.isFinite else { return String(number) }
+        let magnitude = abs(number)
+        if magnitude == 0 || (magnitude >= 1e-3 && magnitude < 1e7) {
+            // Swift's shortest form is Java's in this range ("100.0", "0.001").
+            return String(number)
+        }
+        // The shortest digits that read back as the number, as one digit, a point, the rest and the exponent.
+        var text = String(magnitude)
+        var exponent = 0
+        if let e = text.firstIndex(where: { $0 == "e" }) {
+            exponent = Int(text[text.index(after: e)...]) ?? 0
+            text = String(text[..<e])
+        }
+        let point = text.firstIndex(of: ".") ?? text.endIndex
+        let whole = String(text[..<point])
+        let fraction = point < text.endIndex ? String(text[text.index(after: point)...]) : ""
+        var digits = whole + fraction
+        exponent += whole.count - 1
+        while digits.hasPrefix("0"), digits.count > 1 {
+            digits.removeFirst()
+            exponent -= 1
+        }
+        while digits.hasSuffix("0"), digits.count > 1 { digits.removeLast() }
+        let mantissa = String(digits.prefix(1)) + "." + (digits.count > 1 ? String(digits.dropFirst()) : "0")
+        return (number < 0 ? "-" : "") + mantissa + "E" + String(exponent)
+    }
+}

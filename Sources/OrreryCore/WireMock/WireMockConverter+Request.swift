@@ -253,8 +253,10 @@ extension WireMockConverter {
             return nil
         }
         let options: Set<String> = [
-            "caseInsensitive", "ignoreArrayOrder", "ignoreExtraElements", "enablePlaceholders", "submatcher", "xPathNamespaces",
-            "placeholderOpeningDelimiterRegex", "placeholderClosingDelimiterRegex", "exemptedComparisons", "ignoreOrderOfSameNode",
+            "caseInsensitive", "ignoreArrayOrder", "ignoreExtraElements", "enablePlaceholders", "submatcher",
+            "xPathNamespaces",
+            "placeholderOpeningDelimiterRegex", "placeholderClosingDelimiterRegex", "exemptedComparisons",
+            "ignoreOrderOfSameNode",
             "namespaceAwareness",
         ]
         var operators = members.filter { !options.contains($0.key) }
@@ -310,9 +312,12 @@ extension WireMockConverter {
             return bodyPattern(member.value, path: here).map { one("not", $0) }
         case "equalToXml":
             guard let text = member.value.scalarText else { break }
-            for option in ["enablePlaceholders", "exemptedComparisons", "ignoreOrderOfSameNode"] where node[option] != nil {
+            for option in ["enablePlaceholders", "exemptedComparisons", "ignoreOrderOfSameNode"]
+            where node[option] != nil {
                 guard case .bool(false)? = node[option]?.value else {
-                    report(node[option] ?? node, "\(path).\(option)", "'\(option)' beside 'equalToXml' is not supported", .skipped)
+                    report(
+                        node[option] ?? node, "\(path).\(option)", "'\(option)' beside 'equalToXml' is not supported",
+                        .skipped)
                     return nil
                 }
             }
@@ -325,7 +330,8 @@ extension WireMockConverter {
             if let namespaces = node["xPathNamespaces"] {
                 report(
                     namespaces, "\(path).xPathNamespaces",
-                    "Orrery matches a prefixed name by its local name and does not check the namespace it is bound to", .differs)
+                    "Orrery matches a prefixed name by its local name and does not check the namespace it is bound to",
+                    .differs)
             }
             return xPathPattern(member.value, path: here)
         default:
@@ -399,7 +405,9 @@ extension WireMockConverter {
                 case "contains": condition = ("contains", .text(value, line: member.value.line))
                 case "matches": condition = ("matches", .text(WireMockRegex.whole(value), line: member.value.line))
                 default:
-                    report(member.value, "\(path).\(member.key)", "'\(member.key)' beside an XPath is not supported", .skipped)
+                    report(
+                        member.value, "\(path).\(member.key)", "'\(member.key)' beside an XPath is not supported",
+                        .skipped)
                     return nil
                 }
             }

@@ -89,7 +89,7 @@ extension WireMockConverter {
             if bodies.count > 1, let extra = node[bodies[1]] {
                 report(extra, "\(path).\(bodies[1])", "a response has one body; WireMock would not use both \(bodies.joined(separator: " and "))", .skipped)
             }
-            if let json = node["jsonBody"], setsContentType, !isTemplate, bodies.count == 1 {
+            if let json = node["jsonBody"].map(\.withJacksonNumbers), setsContentType, !isTemplate, bodies.count == 1 {
                 // With its own Content-Type, a JSON body reads best as JSON; Orrery serves it compactly, as WireMock.
                 bodyLength = json.jsonValue.encodedBytes.count
                 out.append(("json", json))
@@ -97,7 +97,9 @@ extension WireMockConverter {
                 bodyLength = body.length
                 out.append((body.key, body.value))
             }
-            if isTemplate { out.append(("template", .text("handlebars", line: node["transformers"]?.line ?? node.line))) }
+            if isTemplate {
+                out.append(("template", .text("handlebars", line: node["transformers"]?.line ?? node.line)))
+            }
         }
         if let delay = delay(node, path: path) { out.append(("delay", delay)) }
         if let given = node["chunkedDribbleDelay"] {
@@ -125,7 +127,9 @@ extension WireMockConverter {
     }
 
     /// The template as it is, once it compiles: Orrery runs WireMock's Handlebars itself (`template: handlebars`).
-    private mutating func translate(_ text: String, _ translator: HandlebarsCompiler, node: SourceNode, path: String) -> String? {
+    private mutating func translate(_ text: String, _ translator: HandlebarsCompiler, node: SourceNode, path: String)
+        -> String?
+    {
         do {
             _ = try translator.compile(text)
             return text
@@ -149,7 +153,7 @@ extension WireMockConverter {
             let written = body.scalarText ?? body.jsonValue.encoded
             return text(written, body, "\(path).body")
         }
-        if let json = node["jsonBody"] {
+        if let json = node["jsonBody"].map(\.withJacksonNumbers) {
             return text(json.jsonValue.encoded, json, "\(path).jsonBody")
         }
         if let encoded = node["base64Body"] {
