@@ -20,6 +20,7 @@ pid=""
 cleanup() {
     [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
     wait 2>/dev/null || true
+    if [ -n "${KEEP_DUMPS:-}" ]; then cp "$work"/callgrind.out.* "$KEEP_DUMPS"/ 2>/dev/null || true; fi
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -32,7 +33,7 @@ cat > "$work/root/mappings/cost.json" <<'EOF'
   {"request": {"method": "GET", "urlPath": "/static/7"},
    "response": {"status": 200, "headers": {"Content-Type": "application/json"},
      "jsonBody": {"id": "7", "name": "Ada Lovelace", "role": "admin", "agent": "curl", "active": true}}},
-  {"request": {"method": "GET", "urlPathPattern": "/templated/[0-9]+"},
+  {"request": {"method": "GET", "urlPath": "/templated/7"},
    "response": {"status": 200, "headers": {"Content-Type": "application/json"},
      "body": "{\"id\":\"{{request.path.[1]}}\",\"name\":\"{{request.query.name}}\",\"role\":\"admin\",\"agent\":\"{{request.headers.User-Agent}}\",\"active\":true}",
      "transformers": ["response-template"]}},
@@ -84,7 +85,7 @@ PY
     echo "$label $((total / REQUESTS))"
 }
 
-static=$(count static GET "/static/7")
+static=$(count static GET "/static/7?name=Ada%20Lovelace")
 templated=$(count templated GET "/templated/7?name=Ada%20Lovelace")
 helpers=$(count helpers POST "/helpers?name=ada" '{"items":[{"sku":"A1","qty":2},{"sku":"B2","qty":1}],"n":"7"}')
 s=${static#* }

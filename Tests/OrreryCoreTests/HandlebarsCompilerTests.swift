@@ -155,12 +155,11 @@ struct HandlebarsCompilerTests {
     }
 
     @Test(
-        "jsonBody numbers as Jackson writes them",
+        "jsonBody numbers as WireMock writes them",
         arguments: [
-            (1_234_567_890.12, "1.23456789012E9"), (1.5, "1.5"), (100.0, "100.0"), (0.0001, "1.0E-4"), (1e7, "1.0E7"),
-            (-0.5, "-0.5"),
+            ("1234567890.12", "1234567890.12"), ("2.0", "2"), ("1.50", "1.5"), ("100.250", "100.25"), ("10", "10"),
         ])
-    func jackson(number: Double, text: String) {
-        #expect(SourceNode.javaDouble(number) == text)
+    func jackson(written: String, served: String) {
+        #expect(SourceNode.withoutTrailingZeros(written) == served)
     }
 }

@@ -136,9 +136,17 @@ enum HelperValue: Sendable {
         switch self {
         case .number(let number): number
         case .json(.number(let number, _)): number
-        case .bool, .missing, .json: Double(text.trimmingCharacters(in: .whitespaces))
-        case .text(let text): Double(text.trimmingCharacters(in: .whitespaces))
+        case .bool, .missing, .json: Self.parseNumber(text)
+        case .text(let text): Self.parseNumber(text)
         }
+    }
+
+    /// A number written as text, spaces around it allowed.
+    static func parseNumber(_ text: String) -> Double? {
+        if let number = Double(text) { return number }
+        let trimmed = text.utf8.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 }
+            .reversed()
+        return Double(String(decoding: Array(trimmed), as: UTF8.self))
     }
 }
 
@@ -154,12 +162,17 @@ extension HelperCall {
         }
         switch helper {
         case .jsonPath(let path):
-            let source = argument(0)
             let root: JSONValue?
-            switch source {
-            case .json(let json): root = json
-            case .missing: root = nil
-            default: root = JSONBodyParser.parse(Array(source.text.utf8))
+            if case .lookup(.root(.body))? = arguments.first {
+                // The request's body is parsed once per response, however many helpers read it.
+                root = context.json()
+            } else {
+                let source = argument(0)
+                switch source {
+                case .json(let json): root = json
+                case .missing: root = nil
+                default: root = JSONBodyParser.parse(Array(source.text.utf8))
+                }
             }
             guard let root else { return .missing }
             let selected = path.select(in: root)
@@ -290,8 +303,8 @@ extension HelperCall {
     static func isWhole(_ value: HelperValue) -> Bool {
         switch value {
         case .json(.number(_, let text)): HelperValue.isInteger(text)
-        case .text(let text): Int64(text.trimmingCharacters(in: .whitespaces)) != nil
-        case .json(.string(let text)): Int64(text.trimmingCharacters(in: .whitespaces)) != nil
+        case .text(let text), .json(.string(let text)):
+            HelperValue.parseNumber(text).map { $0 == $0.rounded() && !text.contains(".") } ?? false
         default: false
         }
     }

@@ -49,12 +49,13 @@ extension SourceNode {
 }
 
 extension SourceNode {
-    /// The tree with its fractional numbers written as WireMock (Jackson, Java's `Double.toString`) writes them:
-    /// `1.5`, `100.0`, and from ten million up or below a thousandth `1.23456789012E9`. Whole numbers stay as written.
+    /// The tree with its fractional numbers written as WireMock 2.35 writes a `jsonBody`: trailing zeros of the
+    /// fraction dropped (`2.0` is `2`, `1.50` is `1.5`); other numbers stay as written.
     var withJacksonNumbers: SourceNode {
         switch value {
-        case .number(let number, let text) where text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }):
-            return SourceNode(.number(number, text: Self.javaDouble(number)), line: line)
+        case .number(let number, let text)
+        where text.contains(".") && !text.contains(where: { $0 == "e" || $0 == "E" }):
+            return SourceNode(.number(number, text: Self.withoutTrailingZeros(text)), line: line)
         case .array(let items):
             return SourceNode(.array(items.map(\.withJacksonNumbers)), line: line)
         case .object(let members):
@@ -66,31 +67,11 @@ extension SourceNode {
         }
     }
 
-    static func javaDouble(_ number: Double) -> String {
-        guard number.isFinite else { return String(number) }
-        let magnitude = abs(number)
-        if magnitude == 0 || (magnitude >= 1e-3 && magnitude < 1e7) {
-            // Swift's shortest form is Java's in this range ("100.0", "0.001").
-            return String(number)
-        }
-        // The shortest digits that read back as the number, as one digit, a point, the rest and the exponent.
-        var text = String(magnitude)
-        var exponent = 0
-        if let e = text.firstIndex(where: { $0 == "e" }) {
-            exponent = Int(text[text.index(after: e)...]) ?? 0
-            text = String(text[..<e])
-        }
-        let point = text.firstIndex(of: ".") ?? text.endIndex
-        let whole = String(text[..<point])
-        let fraction = point < text.endIndex ? String(text[text.index(after: point)...]) : ""
-        var digits = whole + fraction
-        exponent += whole.count - 1
-        while digits.hasPrefix("0"), digits.count > 1 {
-            digits.removeFirst()
-            exponent -= 1
-        }
-        while digits.hasSuffix("0"), digits.count > 1 { digits.removeLast() }
-        let mantissa = String(digits.prefix(1)) + "." + (digits.count > 1 ? String(digits.dropFirst()) : "0")
-        return (number < 0 ? "-" : "") + mantissa + "E" + String(exponent)
+    static func withoutTrailingZeros(_ text: String) -> String {
+        guard text.contains(".") else { return text }
+        var result = Substring(text)
+        while result.hasSuffix("0") { result = result.dropLast() }
+        if result.hasSuffix(".") { result = result.dropLast() }
+        return String(result)
     }
 }
