@@ -281,6 +281,14 @@ def body_for(patterns):
     if "matchesJsonPath" in pattern:
         spec = pattern["matchesJsonPath"]
         expression = spec if isinstance(spec, str) else spec.get("expression", "")
+        # A filter on an object: `$.a[?(@.b =~ /re/)]` or `$.a[?(@.b == 'x')]` holds for {"a": {"b": <a match>}}.
+        filtered = re.match(r"^\$((?:\.[A-Za-z_][\w-]*)*)\[\?\(@\.([A-Za-z_][\w-]*)\s*(=~|==)\s*(?:/(.*)/|'(.*)')\)\]$", expression)
+        if filtered:
+            outer, field, operator, regex, literal = filtered.groups()
+            document = {field: matching(regex) if operator == "=~" else literal}
+            for name in reversed([part for part in outer.split(".") if part]):
+                document = {name: document}
+            return json.dumps(document).encode()
         names = re.findall(r"\.([A-Za-z_][\w-]*)|\['([^']+)'\]", expression)
         if not expression.startswith("$") or not names or "?" in expression:
             raise NotDerivable(expression)
