@@ -98,8 +98,11 @@ struct MatcherCompositionTests {
             ("body: { jsonPath: '$.a', equalTo: 1, matches: x }", "2: use only one of 'equalTo', 'matches'"),
             ("body: { jsonPath: '$.a', equals: 1 }", "2: beside 'jsonPath' only equalTo, matches or contains may stand (what the value must be), not 'equals'; did you mean 'equalTo'?; combine other conditions with allOf"),
             ("body: { jsonPath: 'a.b' }", "2: 'jsonPath' a.b: a JSONPath starts with '$', as in $.user.name"),
-            ("body: { jsonPath: '$..a' }", "2: 'jsonPath' $..a: recursive descent ('..') is not supported; name each step"),
-            ("body: { jsonPath: '$.a[?(@.b)]' }", "2: 'jsonPath' $.a[?(@.b)]: filters ('[?(...)]') are not supported; use a wildcard and a matcher beside the path"),
+            (
+                "body: { jsonPath: '$.a[0:2]' }",
+                "2: 'jsonPath' $.a[0:2]: '[0:2]' is not supported: use [0], [*] or ['name']"
+            ),
+            ("body: { jsonPath: '$.a[?(@.b' }", "2: 'jsonPath' $.a[?(@.b: a filter's '(' is never closed"),
             ("body: { contains: x, ignoreExtraFields: true }", "2: 'ignoreExtraFields' goes beside 'json', which it loosens"),
             ("body: { json: {}, ignoreArrayOrdr: true }", "2: unknown body matcher 'ignoreArrayOrdr'; did you mean 'ignoreArrayOrder'?"),
             ("body: { nott: { contains: x } }", "2: unknown body matcher 'nott'; did you mean 'not'?"),

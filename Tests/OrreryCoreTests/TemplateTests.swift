@@ -291,7 +291,7 @@ struct TemplateStubTests {
             ),
             (
                 "request: { path: /a }\nresponse:\n  template: yes please\n",
-                "stubs/example.yaml:3: 'template' must be true or false, not a string"
+                "stubs/example.yaml:3: 'template' must be true, false or handlebars, not 'yes please'"
             ),
         ])
     func loadErrors(text: String, message: String) {

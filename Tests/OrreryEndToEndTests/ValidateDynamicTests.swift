@@ -38,7 +38,8 @@ struct ValidateDynamicTests {
         #expect(result.status == 1)
         #expect(result.errors.contains("templates.yaml:4: template: unknown path parameter 'params.idd'; did you mean 'params.id'? (the path has {id})"))
         #expect(result.errors.contains("templates.yaml:6: unknown fault 'connectionRest'; did you mean 'connectionReset'?"))
-        #expect(result.errors.contains("more.json:2: 'jsonPath' $..x: recursive descent ('..') is not supported"))
+        // Recursive descent is a JSONPath Orrery reads.
+        #expect(!result.errors.contains("more.json:2:"))
         #expect(result.errors.contains("more.json:4: 'uniform' [300, 100]: the minimum must not be above the maximum"))
         #expect(result.errors.contains("more.json:6: 'paginate' makes the body from its items; leave out 'body'"))
         #expect(!result.errors.contains("good.yaml"))

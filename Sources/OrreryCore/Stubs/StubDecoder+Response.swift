@@ -26,14 +26,21 @@ extension StubDecoder {
             }
         }
         var isTemplate = false
+        var dialect = TemplateDialect.mustache
         if let flag = node["template"] {
             if case .bool(let value) = flag.value {
                 isTemplate = value
+            } else if flag.stringValue == "handlebars" {
+                isTemplate = true
+                dialect = .handlebars
             } else {
-                fail(flag.line, "'template' must be true or false, not \(flag.kindName)")
+                fail(
+                    flag.line,
+                    "'template' must be true, false or handlebars, not \(flag.scalarText.map { "'\($0)'" } ?? flag.kindName)"
+                )
             }
         }
-        let compiler = TemplateCompiler(scope: scope)
+        let compiler = TemplateCompiler(scope: scope, dialect: dialect)
         var bodyTemplate: Template?
         checkExclusive(members, ["body", "json", "bodyFile"])
         if let body = node["body"] {

@@ -42,6 +42,12 @@ indirect enum TemplateNode: Sendable {
     case value(TemplateLookup)
     /// `{{#name}}…{{/name}}`, or `{{^name}}…{{/name}}` when inverted.
     case section(TemplateLookup, inverted: Bool, [TemplateNode])
+    /// A Handlebars expression (a name or a helper call); with `html`, written HTML-escaped as `{{x}}` is.
+    case expression(HelperArgument, html: Bool)
+    /// `{{#if x}}…{{else}}…{{/if}}`, `{{#unless x}}` (inverted) and the comparison blocks (`{{#eq a b}}`).
+    case conditional(HelperArgument, inverted: Bool, then: [TemplateNode], otherwise: [TemplateNode])
+    /// `{{#each x}}…{{else}}…{{/each}}`: the nodes once per item of a list (or value of an object).
+    case each(HelperArgument, [TemplateNode], otherwise: [TemplateNode])
 
     /// Adjacent literals joined, so rendering appends fewer, longer runs.
     static func merged(_ nodes: [TemplateNode]) -> [TemplateNode] {
@@ -58,8 +64,13 @@ indirect enum TemplateNode: Sendable {
                 }
             case .section(let lookup, let inverted, let children):
                 result.append(.section(lookup, inverted: inverted, merged(children)))
-            case .value:
+            case .value, .expression:
                 result.append(node)
+            case .conditional(let argument, let inverted, let then, let otherwise):
+                result.append(
+                    .conditional(argument, inverted: inverted, then: merged(then), otherwise: merged(otherwise)))
+            case .each(let argument, let children, let otherwise):
+                result.append(.each(argument, merged(children), otherwise: merged(otherwise)))
             }
         }
         return result
@@ -69,8 +80,9 @@ indirect enum TemplateNode: Sendable {
         nodes.reduce(0) { total, node in
             switch node {
             case .literal(let bytes): total + bytes.count
-            case .value: total
-            case .section(_, _, let children): total + literalSize(children)
+            case .value, .expression: total
+            case .section(_, _, let children), .each(_, let children, _): total + literalSize(children)
+            case .conditional(_, _, let then, _): total + literalSize(then)
             }
         }
     }

@@ -5,9 +5,12 @@
 /// so a template written over several lines renders without blank lines where its tags stood.
 public struct TemplateCompiler {
     public let scope: TemplateScope
+    /// The language of the templates: Orrery's Mustache, or WireMock's Handlebars (`template: handlebars`).
+    public let dialect: TemplateDialect
 
-    public init(scope: TemplateScope = TemplateScope()) {
+    public init(scope: TemplateScope = TemplateScope(), dialect: TemplateDialect = .mustache) {
         self.scope = scope
+        self.dialect = dialect
     }
 
     /// Compiles text (a text body, a body file or a header value); throws the first error.
@@ -23,6 +26,13 @@ public struct TemplateCompiler {
     /// (a misspelt root, a parameter the path lacks); a tag that breaks the structure (unclosed, unmatched) ends
     /// the search.
     public func compileReportingAll(_ text: String, mode: Template.Mode = .text) throws(TemplateErrors) -> Template {
+        if dialect == .handlebars {
+            do {
+                return try HandlebarsCompiler(parameterNames: scope.parameterNames).compile(text)
+            } catch {
+                throw TemplateErrors([error])
+            }
+        }
         var errors: [TemplateError] = []
         var nodes: [TemplateNode] = []
         do {
@@ -48,6 +58,14 @@ public struct TemplateCompiler {
 
     /// Compiles a `json:` body, reporting the errors of every string in it, sorted by line.
     public func compileJSONReportingAll(_ root: SourceNode, isYAML: Bool = false) throws(SourceTemplateErrors) -> Template {
+        if dialect == .handlebars {
+            // Handlebars templates the JSON's text, as WireMock templates a `jsonBody`.
+            do {
+                return try HandlebarsCompiler(parameterNames: scope.parameterNames).compile(root.jsonValue.encoded)
+            } catch {
+                throw SourceTemplateErrors(errors: [SourceTemplateError(line: root.line, message: error.message)])
+            }
+        }
         var nodes: [TemplateNode] = []
         var errors: [SourceTemplateError] = []
         appendJSON(root, isYAML: isYAML, into: &nodes, errors: &errors)
@@ -288,6 +306,14 @@ public struct TemplateCompiler {
         let piece = source[start..<end].prefix { $0 != UInt8(ascii: "\n") }
         return String(decoding: piece, as: UTF8.self) + (piece.count < end - start || end < source.count ? "…" : "")
     }
+}
+
+/// The language a stub's templates are written in.
+public enum TemplateDialect: Sendable, Equatable {
+    /// Orrery's compiled Mustache subset (`template: true`).
+    case mustache
+    /// WireMock's Handlebars, its request model and helpers (`template: handlebars`).
+    case handlebars
 }
 
 /// A template error inside a `json:` tree: the line is the line of the stub file.

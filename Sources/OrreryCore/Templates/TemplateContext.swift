@@ -9,6 +9,8 @@ public struct TemplateContext<Generator: RandomNumberGenerator> {
     public let parameters: PathParameters
     /// Seconds since 1970, UTC: what `now` prints.
     public let now: Int
+    /// Milliseconds since 1970, UTC: what WireMock's `now` helper formats.
+    public let nowMilliseconds: Int64
     public var generator: Generator
     /// What the renders of this response may cost together (its header values and its body).
     public let budget: TemplateBudget
@@ -26,6 +28,7 @@ public struct TemplateContext<Generator: RandomNumberGenerator> {
         self.request = request
         self.parameters = parameters
         self.now = Int(now.timeIntervalSince1970.rounded(.down))
+        nowMilliseconds = Int64((now.timeIntervalSince1970 * 1000).rounded(.down))
         self.generator = generator
         self.budget = budget
         stepsLeft = budget.maximumSteps

@@ -21,6 +21,16 @@ enum RootLookup: Sendable {
     case query(String)
     /// A request header's first value, whatever the case of its name.
     case header(String)
+    /// A query parameter's value at a position (WireMock's `request.query.id.[1]`).
+    case queryValue(String, Int)
+    /// A request header's value at a position.
+    case headerValue(String, Int)
+    /// A cookie's value, from the `Cookie` header.
+    case cookie(String)
+    /// The path and query as the request line had them (WireMock's `request.url`).
+    case url
+    /// `http://` and the `Host` header (WireMock's `request.baseUrl`).
+    case baseUrl
     /// The request body as text.
     case body
     /// A member of the request's JSON body; an empty path is the whole body.

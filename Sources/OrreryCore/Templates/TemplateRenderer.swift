@@ -80,6 +80,69 @@ enum TemplateRenderer {
                     render(children, mode: mode, into: &out, context: &context, stack: &stack)
                     stack.removeLast()
                 }
+            case .expression(let argument, let html):
+                let value = evaluate(argument, context: &context, stack: stack)
+                let text = value.text
+                if html {
+                    appendHTMLEscaped(text.utf8, into: &out)
+                } else {
+                    append(text.utf8, escape: mode == .jsonString, into: &out)
+                }
+            case .conditional(let argument, let inverted, let then, let otherwise):
+                let holds = evaluate(argument, context: &context, stack: stack).isTruthy != inverted
+                render(holds ? then : otherwise, mode: mode, into: &out, context: &context, stack: &stack)
+            case .each(let argument, let children, let otherwise):
+                let items: [JSONValue]
+                switch evaluate(argument, context: &context, stack: stack) {
+                case .json(.array(let values)): items = values
+                case .json(.object(let members)): items = members.map(\.1)
+                default: items = []
+                }
+                if items.isEmpty { render(otherwise, mode: mode, into: &out, context: &context, stack: &stack) }
+                for item in items {
+                    guard context.spend(1, outputBytes: out.count) else { return }
+                    stack.append(.json(item))
+                    render(children, mode: mode, into: &out, context: &context, stack: &stack)
+                    stack.removeLast()
+                }
+            }
+        }
+    }
+
+    /// A helper argument's value: a name looked up on the request (or the section items), a literal, or a call.
+    static func evaluate<Generator>(
+        _ argument: HelperArgument, context: inout TemplateContext<Generator>, stack: [TemplateValue]
+    ) -> HelperValue {
+        switch argument {
+        case .literal(let value):
+            return value
+        case .call(let call):
+            return call.evaluate(&context, stack: stack)
+        case .lookup(let lookup):
+            switch resolve(lookup, context: &context, stack: stack) {
+            case .missing: return .missing
+            case .text(let text): return .text(String(text))
+            case .json(let json): return .json(json)
+            case .list(let items): return .json(.array(items.map { .string(String($0)) }))
+            case .body: return .text(String(decoding: context.request.body, as: UTF8.self))
+            case .now: return .text(TemplateDateFormat.iso.format(milliseconds: Int64(context.now) * 1000))
+            case .uuid: return .text(String(decoding: context.uuid(), as: UTF8.self))
+            }
+        }
+    }
+
+    /// Handlebars' escaping of `{{x}}`: `&`, `<`, `>`, `"`, `'`, `` ` `` and `=` as entities.
+    static func appendHTMLEscaped<Bytes: Collection<UInt8>>(_ bytes: Bytes, into out: inout [UInt8]) {
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "&"): out += "&amp;".utf8
+            case UInt8(ascii: "<"): out += "&lt;".utf8
+            case UInt8(ascii: ">"): out += "&gt;".utf8
+            case UInt8(ascii: "\""): out += "&quot;".utf8
+            case UInt8(ascii: "'"): out += "&#x27;".utf8
+            case UInt8(ascii: "`"): out += "&#x60;".utf8
+            case UInt8(ascii: "="): out += "&#x3D;".utf8
+            default: out.append(byte)
             }
         }
     }
@@ -136,6 +199,25 @@ enum TemplateRenderer {
             return request.query.first(where: { $0.name == name }).map { .text($0.value[...]) } ?? .missing
         case .header(let name):
             return request.headers.first(named: name).map { .text($0[...]) } ?? .missing
+        case .queryValue(let name, let position):
+            let values = request.query.filter { $0.name == name }
+            return position < values.count ? .text(values[position].value[...]) : .missing
+        case .headerValue(let name, let position):
+            let values = request.headers.all(named: name)
+            return position < values.count ? .text(values[position][...]) : .missing
+        case .cookie(let name):
+            for header in request.headers.all(named: "Cookie") {
+                for pair in header.split(separator: ";") {
+                    let trimmed = pair.drop { $0 == " " }
+                    guard let equals = trimmed.firstIndex(of: "="), trimmed[..<equals] == name else { continue }
+                    return .text(trimmed[trimmed.index(after: equals)...])
+                }
+            }
+            return .missing
+        case .url:
+            return .text(request.originForm[...])
+        case .baseUrl:
+            return .text(("http://" + (request.headers.first(named: "Host") ?? request.host ?? "localhost"))[...])
         case .body:
             return .body
         case .json(let components):

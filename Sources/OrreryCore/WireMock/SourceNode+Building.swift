@@ -47,3 +47,31 @@ extension SourceNode {
         return SourceNode(.object(members), line: line)
     }
 }
+
+extension SourceNode {
+    /// The tree with its fractional numbers written as WireMock 2.35 writes a `jsonBody`: trailing zeros of the
+    /// fraction dropped (`2.0` is `2`, `1.50` is `1.5`); other numbers stay as written.
+    var withJacksonNumbers: SourceNode {
+        switch value {
+        case .number(let number, let text)
+        where text.contains(".") && !text.contains(where: { $0 == "e" || $0 == "E" }):
+            return SourceNode(.number(number, text: Self.withoutTrailingZeros(text)), line: line)
+        case .array(let items):
+            return SourceNode(.array(items.map(\.withJacksonNumbers)), line: line)
+        case .object(let members):
+            return SourceNode(
+                .object(members.map { (key: $0.key, keyLine: $0.keyLine, value: $0.value.withJacksonNumbers) }),
+                line: line)
+        default:
+            return self
+        }
+    }
+
+    static func withoutTrailingZeros(_ text: String) -> String {
+        guard text.contains(".") else { return text }
+        var result = Substring(text)
+        while result.hasSuffix("0") { result = result.dropLast() }
+        if result.hasSuffix(".") { result = result.dropLast() }
+        return String(result)
+    }
+}

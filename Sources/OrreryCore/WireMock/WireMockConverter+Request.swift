@@ -252,7 +252,13 @@ extension WireMockConverter {
             report(node, path, "a body pattern must be an object, not \(node.kindName)", .skipped)
             return nil
         }
-        let options: Set<String> = ["caseInsensitive", "ignoreArrayOrder", "ignoreExtraElements", "enablePlaceholders", "submatcher"]
+        let options: Set<String> = [
+            "caseInsensitive", "ignoreArrayOrder", "ignoreExtraElements", "enablePlaceholders", "submatcher",
+            "xPathNamespaces",
+            "placeholderOpeningDelimiterRegex", "placeholderClosingDelimiterRegex", "exemptedComparisons",
+            "ignoreOrderOfSameNode",
+            "namespaceAwareness",
+        ]
         var operators = members.filter { !options.contains($0.key) }
         // WireMock reads a JSONPath pattern and drops what is beside it (a `contains` meant for the value, say).
         if operators.count > 1, let jsonPath = operators.first(where: { $0.key == "matchesJsonPath" }) {
@@ -304,9 +310,30 @@ extension WireMockConverter {
             return one(member.key == "and" ? "allOf" : "anyOf", .list(converted, line: line))
         case "not":
             return bodyPattern(member.value, path: here).map { one("not", $0) }
-        case "equalToXml", "matchesXPath":
-            report(member.value, here, "XML body matchers ('\(member.key)') are not supported yet", .skipped)
-            return nil
+        case "equalToXml":
+            guard let text = member.value.scalarText else { break }
+            for option in ["enablePlaceholders", "exemptedComparisons", "ignoreOrderOfSameNode"]
+            where node[option] != nil {
+                guard case .bool(false)? = node[option]?.value else {
+                    report(
+                        node[option] ?? node, "\(path).\(option)", "'\(option)' beside 'equalToXml' is not supported",
+                        .skipped)
+                    return nil
+                }
+            }
+            guard (try? XMLTree(parsing: text)) != nil else {
+                report(member.value, here, "'equalToXml' is not an XML document", .skipped)
+                return nil
+            }
+            return one("xml", .text(text, line: line))
+        case "matchesXPath":
+            if let namespaces = node["xPathNamespaces"] {
+                report(
+                    namespaces, "\(path).xPathNamespaces",
+                    "Orrery matches a prefixed name by its local name and does not check the namespace it is bound to",
+                    .differs)
+            }
+            return xPathPattern(member.value, path: here)
         default:
             report(member.value, here, "body matcher '\(member.key)' is not supported", .skipped)
             return nil
@@ -358,6 +385,47 @@ extension WireMockConverter {
     }
 
     /// `matchesJsonPath`: an expression, or `{ expression, <matcher> }` that the value there must satisfy.
+    /// `matchesXPath`: an expression, or `{expression, equalTo/contains/matches}` (a sub-matcher on the selected
+    /// nodes' text).
+    private mutating func xPathPattern(_ node: SourceNode, path: String) -> SourceNode? {
+        let expression: String
+        var condition: (String, SourceNode)?
+        if let text = node.stringValue {
+            expression = text
+        } else if let text = node["expression"]?.stringValue, let members = node.members {
+            expression = text
+            let rest = members.filter { $0.key != "expression" }
+            if let member = rest.first {
+                guard rest.count == 1, let value = member.value.scalarText else {
+                    report(node, path, "expected one matcher with a text value beside 'expression'", .skipped)
+                    return nil
+                }
+                switch member.key {
+                case "equalTo": condition = ("equalTo", .text(value, line: member.value.line))
+                case "contains": condition = ("contains", .text(value, line: member.value.line))
+                case "matches": condition = ("matches", .text(WireMockRegex.whole(value), line: member.value.line))
+                default:
+                    report(
+                        member.value, "\(path).\(member.key)", "'\(member.key)' beside an XPath is not supported",
+                        .skipped)
+                    return nil
+                }
+            }
+        } else {
+            report(node, path, "'matchesXPath' must be an expression or { expression, matcher }", .skipped)
+            return nil
+        }
+        do {
+            _ = try XPath(expression)
+        } catch {
+            report(node, path, "the XPath \(expression) is not supported: \(error.message)", .skipped)
+            return nil
+        }
+        var out: [(String, SourceNode)] = [("xpath", .text(expression, line: node.line))]
+        if let condition { out.append(condition) }
+        return .mapping(out, line: node.line)
+    }
+
     private mutating func jsonPathPattern(_ node: SourceNode, path: String) -> SourceNode? {
         let expression: String
         var condition: (String, SourceNode)?
@@ -384,8 +452,10 @@ extension WireMockConverter {
             report(node, path, "'matchesJsonPath' must be an expression or { expression, matcher }", .skipped)
             return nil
         }
-        if expression.contains("[?") || expression.contains("..") || expression.contains(":") || expression.contains(",") {
-            report(node, path, "JSONPath filters, recursive descent, slices and unions are not supported: \(expression)", .skipped)
+        do {
+            _ = try JSONPath(expression)
+        } catch {
+            report(node, path, "the JSONPath \(expression) is not supported: \(error.message)", .skipped)
             return nil
         }
         var out: [(String, SourceNode)] = [("jsonPath", .text(expression, line: node.line))]

@@ -52,7 +52,7 @@ extension WireMockConverter {
                 report(value, "\(path).\(key)", "proxying from a mapping is not supported yet", .skipped)
             }
         }
-        let translator = HandlebarsTranslator(parameterNames: parameterNames)
+        let translator = HandlebarsCompiler(parameterNames: parameterNames)
         var fault: String?
         if let given = node["fault"] {
             if let name = given.stringValue, let native = Self.faults[name] {
@@ -89,7 +89,7 @@ extension WireMockConverter {
             if bodies.count > 1, let extra = node[bodies[1]] {
                 report(extra, "\(path).\(bodies[1])", "a response has one body; WireMock would not use both \(bodies.joined(separator: " and "))", .skipped)
             }
-            if let json = node["jsonBody"], setsContentType, !isTemplate, bodies.count == 1 {
+            if let json = node["jsonBody"].map(\.withJacksonNumbers), setsContentType, !isTemplate, bodies.count == 1 {
                 // With its own Content-Type, a JSON body reads best as JSON; Orrery serves it compactly, as WireMock.
                 bodyLength = json.jsonValue.encodedBytes.count
                 out.append(("json", json))
@@ -97,7 +97,9 @@ extension WireMockConverter {
                 bodyLength = body.length
                 out.append((body.key, body.value))
             }
-            if isTemplate { out.append(("template", .flag(true, line: node["transformers"]?.line ?? node.line))) }
+            if isTemplate {
+                out.append(("template", .text("handlebars", line: node["transformers"]?.line ?? node.line)))
+            }
         }
         if let delay = delay(node, path: path) { out.append(("delay", delay)) }
         if let given = node["chunkedDribbleDelay"] {
@@ -112,9 +114,9 @@ extension WireMockConverter {
         return ConvertedResponse(node: .mapping(out, line: node.line), setsContentType: setsContentType)
     }
 
-    /// A header value, translated from Handlebars when the response is a template.
+    /// A header value, checked as Handlebars when the response is a template.
     private mutating func templated(
-        _ value: SourceNode, _ isTemplate: Bool, _ translator: HandlebarsTranslator, path: String
+        _ value: SourceNode, _ isTemplate: Bool, _ translator: HandlebarsCompiler, path: String
     ) -> SourceNode {
         guard isTemplate else { return value }
         if case .array(let items) = value.value {
@@ -124,25 +126,22 @@ extension WireMockConverter {
         return .text(translate(text, translator, node: value, path: path) ?? text, line: value.line)
     }
 
-    private mutating func translate(_ text: String, _ translator: HandlebarsTranslator, node: SourceNode, path: String) -> String? {
+    /// The template as it is, once it compiles: Orrery runs WireMock's Handlebars itself (`template: handlebars`).
+    private mutating func translate(_ text: String, _ translator: HandlebarsCompiler, node: SourceNode, path: String)
+        -> String?
+    {
         do {
-            let (template, escapes) = try translator.translateNotingEscapes(text)
-            if escapes {
-                report(
-                    node, path,
-                    "WireMock HTML-escapes values in {{...}} (& < > \" ' = `), Orrery writes them as they are; {{{...}}} is alike in both",
-                    .differs)
-            }
-            return template
+            _ = try translator.compile(text)
+            return text
         } catch {
-            report(node, path, "template tag \(error.tag): \(error.reason)", .skipped)
+            report(node, path, "template, line \(error.line): \(error.message)", .skipped)
             return nil
         }
     }
 
     /// The body as Orrery writes it, and its length in bytes.
     private mutating func body(
-        _ node: SourceNode, path: String, isTemplate: Bool, translator: HandlebarsTranslator
+        _ node: SourceNode, path: String, isTemplate: Bool, translator: HandlebarsCompiler
     ) -> (key: String, value: SourceNode, length: Int)? {
         func text(_ text: String, _ at: SourceNode, _ here: String) -> (String, SourceNode, Int)? {
             guard isTemplate else { return ("body", .text(text, line: at.line), text.utf8.count) }
@@ -154,7 +153,7 @@ extension WireMockConverter {
             let written = body.scalarText ?? body.jsonValue.encoded
             return text(written, body, "\(path).body")
         }
-        if let json = node["jsonBody"] {
+        if let json = node["jsonBody"].map(\.withJacksonNumbers) {
             return text(json.jsonValue.encoded, json, "\(path).jsonBody")
         }
         if let encoded = node["base64Body"] {
