@@ -68,7 +68,7 @@ let package = Package(
         .target(
             name: "OrreryServer",
             dependencies: [
-                "OrreryCore", "OrreryEvent",
+                "OrreryCore", "OrreryEvent", "OrreryOpenAPI",
                 .product(name: "Logging", package: "swift-log"),
             ],
             // The dashboard's files are compiled in through Dashboard/DashboardFiles.swift, generated from them by
@@ -79,7 +79,7 @@ let package = Package(
         .executableTarget(
             name: "orrery",
             dependencies: [
-                "OrreryServer", "OrreryCore", "OrreryEvent",
+                "OrreryServer", "OrreryCore", "OrreryEvent", "OrreryOpenAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

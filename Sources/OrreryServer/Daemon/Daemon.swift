@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import OrreryCore
 import OrreryEvent
+import OrreryOpenAPI
 
 /// The Orrery daemon: loads the stubs, starts the HTTP server on its event loops, and reacts to signals and
 /// changes in the stubs folder.
@@ -88,6 +89,7 @@ public final class Daemon: Sendable {
             isProxying: proxyEnvironments != nil, logger: logger, threads: configuration.http.threads,
             token: configuration.adminToken, defaultRecordingFolder: configuration.recording?.folder)
         let registry = self.registry
+        let openAPI = try Self.loadOpenAPI(configuration, logger: logger)
         // This daemon's name in the Via of what it forwards: a request that comes back with it is a loop.
         let via = ProxyHeaders.requestVia(token: String(UInt32.random(in: 0x1000_0000...UInt32.max), radix: 16))
         server = try HTTPServer(configuration: configuration.http, onEvent: { event in Self.log(event, logger) }) {
@@ -99,7 +101,8 @@ public final class Daemon: Sendable {
             }
             let pipeline = Pipeline(
                 registry: registry, admin: admin, sessions: sessions, environments: proxyEnvironments, https: https,
-                isOffline: configuration.isOffline, templateBudget: configuration.templateBudget, via: via)
+                isOffline: configuration.isOffline, templateBudget: configuration.templateBudget, via: via,
+                openAPI: openAPI)
             return RequestPipeline(pipeline: pipeline, proxy: proxy, serviceLogger: serviceLogger, logger: logger)
         }
         admin.listening(host: configuration.http.host, port: server.port)

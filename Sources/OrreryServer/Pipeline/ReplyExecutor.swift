@@ -89,7 +89,7 @@ struct ReplyExecutor {
         if let record = answer.record {
             serviceLogger.log(
                 exchange, status: record.status.code, headers: record.headers, body: record.body, outcome: record.outcome,
-                fault: record.fault)
+                fault: record.fault, contractViolations: record.contractViolations)
         }
         if let sent = answer.truncatedBodyBytes {
             exchange.responder.fail(.truncated(answer.response, bodyBytes: sent, bytesPerSecond: answer.bytesPerSecond))

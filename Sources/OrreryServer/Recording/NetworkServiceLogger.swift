@@ -39,7 +39,7 @@ final class NetworkServiceLogger: Sendable {
     /// - Parameter bodySize: the whole body's size when `body` is only its start (a relayed answer's).
     func log(
         _ exchange: Exchange, status: Int, headers: HTTPHeaders, body: @autoclosure () -> Payload, bodySize: Int? = nil,
-        outcome: @autoclosure () -> JournalEntry.Outcome, fault: String? = nil
+        outcome: @autoclosure () -> JournalEntry.Outcome, fault: String? = nil, contractViolations: JSONValue? = nil
     ) {
         let journal = exchange.session.journal
         guard journal.limits.isEnabled || isTrafficLogging.load(ordering: .relaxed) else { return }
@@ -55,6 +55,7 @@ final class NetworkServiceLogger: Sendable {
         entry.scheme = exchange.scheme
         entry.session = exchange.session.id
         entry.fault = fault
+        entry.contractViolations = contractViolations
         let kept = Journal.Kept(entry) { entry in
             if entry.request.body.count > limit { entry.request.body = Array(entry.request.body.prefix(limit)) }
             redactor.redact(&entry)

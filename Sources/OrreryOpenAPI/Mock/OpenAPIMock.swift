@@ -1,0 +1,218 @@
+import Foundation
+import OrreryCore
+
+/// Answers requests from OpenAPI specs: the operation found through an index built once, the request checked
+/// against it, and the answer chosen among those prepared at load (`Prefer: code=`, `example=`), or generated for
+/// this request (`Prefer: dynamic=true`).
+public final class OpenAPIMock: Sendable {
+    public let specs: [OpenAPISpec]
+    public let validation: OpenAPIValidationMode
+    private let router: OpenAPIRouter
+    /// By spec, then by operation, as the specs list them.
+    private let prepared: [[PreparedOperation]]
+    private let sources: [SchemaSource]
+
+    public init(specs: [OpenAPISpec], validation: OpenAPIValidationMode = .enforce) {
+        self.specs = specs
+        self.validation = validation
+        router = OpenAPIRouter(specs: specs)
+        sources = specs.map { SchemaSource(documents: $0.documents) }
+        prepared = zip(specs, sources).map { spec, source in
+            spec.operations.map { PreparedOperation($0, spec: spec, source: source) }
+        }
+    }
+
+    /// One line per spec for the start-up log: its file, title, operations and base path, and what it uses that
+    /// is not checked.
+    public var summary: [String] {
+        specs.map { spec in
+            var line = "OpenAPI \(spec.source): \(spec.title.isEmpty ? "(untitled)" : spec.title) \(spec.version), "
+            line += "\(spec.operations.count) operation\(spec.operations.count == 1 ? "" : "s")"
+            line += spec.basePath.isEmpty ? "" : " under \(spec.basePath)"
+            if !spec.unsupportedKeywords.isEmpty {
+                let uses = spec.unsupportedKeywords.prefix(10).map { "\($0.keyword) at \($0.location)" }
+                line += "; not checked: " + uses.joined(separator: ", ")
+                if spec.unsupportedKeywords.count > 10 { line += " and \(spec.unsupportedKeywords.count - 10) more" }
+            }
+            return line
+        }
+    }
+
+    /// The answer to a request whose path one of the specs has; nil when none has it.
+    public func answer(_ request: HTTPRequest) -> OpenAPIAnswer? {
+        switch router.match(method: request.method, rawPath: Self.rawPath(request)) {
+        case .noPath:
+            return nil
+        case .methodNotAllowed(let allowed):
+            var problem = ProblemDetails(
+                status: 405, title: "Method not allowed",
+                detail:
+                    "\(request.method) \(request.path) is not an operation of the spec; it has \(allowed.joined(separator: ", ")).",
+                errors: [])
+            problem.headers.add("Allow", allowed.joined(separator: ", "))
+            return OpenAPIAnswer(problem.response, operationId: nil, source: specs.first?.source ?? "")
+        case .operation(let route, let index, let pathValues):
+            let operation = prepared[route.spec][index]
+            var violations: [ContractViolation] = []
+            if validation != .off {
+                let verdict = operation.validator.check(request, pathValues: pathValues)
+                if !verdict.isValid {
+                    if validation == .enforce,
+                        let problem = Self.problem(verdict, request: request, operation: operation)
+                    {
+                        return OpenAPIAnswer(
+                            problem.response, operationId: operation.operationId, source: operation.source)
+                    }
+                    violations = verdict.violations
+                    violations += verdict.missingCredentials.map {
+                        ContractViolation(location: "security", pointer: "", message: "missing \($0.label)")
+                    }
+                }
+            }
+            var answer = respond(request, operation: operation, source: sources[route.spec])
+            answer.violations = violations
+            return answer
+        }
+    }
+
+    /// The `404` for a request no spec has a path for (and no stub answered).
+    public func notFound(_ request: HTTPRequest) -> OpenAPIAnswer {
+        let problem = ProblemDetails(
+            status: 404, title: "No such path",
+            detail: "\(request.method) \(request.path): no stub matches, and no operation of the spec has this path.",
+            errors: [])
+        return OpenAPIAnswer(problem.response, operationId: nil, source: specs.first?.source ?? "")
+    }
+
+    private static func problem(
+        _ verdict: OperationValidator.Verdict, request: HTTPRequest, operation: PreparedOperation
+    )
+        -> ProblemDetails?
+    {
+        let name = operation.operationId
+        if !verdict.missingCredentials.isEmpty {
+            var problem = ProblemDetails(
+                status: 401, title: "Missing credentials",
+                detail: "\(name) needs " + verdict.missingCredentials.map(\.label).joined(separator: " and ") + ".",
+                errors: verdict.missingCredentials.map {
+                    ContractViolation(location: "security", pointer: "", message: "missing \($0.label)")
+                })
+            for credential in verdict.missingCredentials {
+                problem.headers.add("WWW-Authenticate", credential.challenge)
+            }
+            return problem
+        }
+        guard !verdict.violations.isEmpty else { return nil }
+        let count = verdict.violations.count
+        return ProblemDetails(
+            status: verdict.isUnparseable ? 400 : 422,
+            title: verdict.isUnparseable ? "Unreadable request" : "Invalid request",
+            detail: "\(request.method) \(request.path) breaks \(name) in \(count) place\(count == 1 ? "" : "s").",
+            errors: verdict.violations)
+    }
+
+    // MARK: - Choosing the answer
+
+    private func respond(_ request: HTTPRequest, operation: PreparedOperation, source: SchemaSource) -> OpenAPIAnswer {
+        let prefer = Self.preferences(request.headers)
+        var statusIndex = operation.primary
+        if let wanted = prefer.code {
+            guard let index = Self.status(wanted, in: operation.responses) else {
+                let problem = ProblemDetails(
+                    status: 422, title: "No such response",
+                    detail:
+                        "Prefer: code=\(wanted): \(operation.operationId) documents \(operation.responses.map(\.status).joined(separator: ", ")).",
+                    errors: [])
+                return OpenAPIAnswer(problem.response, operationId: operation.operationId, source: operation.source)
+            }
+            statusIndex = index
+        }
+        guard let statusIndex else {
+            let empty = Response(status: 200, headers: HTTPHeaders(), body: Payload.empty)
+            return OpenAPIAnswer(empty, operationId: operation.operationId, source: operation.source)
+        }
+        let status = operation.responses[statusIndex]
+        let code = prefer.code.flatMap { status.status == String($0) ? nil : $0 } ?? status.code
+        guard let media = Self.media(for: request.headers.first(named: "Accept"), in: status.media) else {
+            return code == status.code ? status.empty : Self.recoded(status.empty, code)
+        }
+        var answer = media.answer
+        if let name = prefer.example, let example = media.examples.first(where: { $0.name == name }) {
+            answer = example.answer
+        } else if prefer.isDynamic, let location = media.schemaLocation {
+            var generator = BodyGenerator(
+                source: source, direction: .response,
+                random: SplitMix64(seed: SplitMix64.seed(request.method + " " + request.target)))
+            answer = PreparedOperation.answer(
+                code: code, contentType: media.contentType, value: generator.value(at: location),
+                operationId: operation.operationId, source: operation.source)
+        }
+        return answer.status == code ? answer : Self.recoded(answer, code)
+    }
+
+    private static func recoded(_ answer: OpenAPIAnswer, _ code: Int) -> OpenAPIAnswer {
+        OpenAPIAnswer(
+            Response(status: HTTPStatus(code), headers: answer.headers, body: answer.body),
+            operationId: answer.operationId,
+            source: answer.source)
+    }
+
+    private static func status(_ code: Int, in responses: [PreparedOperation.Status]) -> Int? {
+        let text = String(code)
+        let range = String(code / 100) + "XX"
+        return responses.firstIndex { $0.status == text } ?? responses.firstIndex { $0.status.uppercased() == range }
+            ?? responses.firstIndex { $0.status == "default" }
+    }
+
+    /// The first media type the client accepts, JSON first when it accepts anything.
+    private static func media(for accept: String?, in media: [PreparedOperation.Media]) -> PreparedOperation.Media? {
+        guard !media.isEmpty else { return nil }
+        let accepted = (accept ?? "*/*").split(separator: ",").map { OperationValidator.mediaType(String($0)) }
+        if accepted.contains("*/*") || accepted.isEmpty {
+            return media.first { OperationValidator.isJSON(OperationValidator.mediaType($0.contentType)) }
+                ?? media.first
+        }
+        for type in accepted {
+            let family = type.hasSuffix("/*") ? String(type.dropLast(1)) : nil
+            if let found = media.first(where: {
+                let own = OperationValidator.mediaType($0.contentType)
+                return own == type || (family.map { own.hasPrefix($0) } ?? false)
+            }) {
+                return found
+            }
+        }
+        return media.first
+    }
+
+    struct Preferences {
+        var code: Int?
+        var example: String?
+        var isDynamic = false
+    }
+
+    /// Prism's `Prefer` header: `code=404`, `example=NAME`, `dynamic=true`, separated by commas or semicolons.
+    static func preferences(_ headers: HTTPHeaders) -> Preferences {
+        var preferences = Preferences()
+        for header in headers.all(named: "Prefer") {
+            for token in header.split(whereSeparator: { $0 == "," || $0 == ";" }) {
+                let parts = token.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                guard parts.count == 2 else { continue }
+                let value = parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                switch parts[0].lowercased() {
+                case "code": preferences.code = Int(value)
+                case "example": preferences.example = value
+                case "dynamic": preferences.isDynamic = value.lowercased() == "true"
+                default: break
+                }
+            }
+        }
+        return preferences
+    }
+
+    /// The path as sent, still percent-encoded (a path parameter may hold an encoded `/`).
+    static func rawPath(_ request: HTTPRequest) -> Substring {
+        let target = request.isAbsoluteForm ? request.originForm : request.target
+        let end = target.firstIndex { $0 == "?" || $0 == "#" } ?? target.endIndex
+        return Substring(target[..<end])
+    }
+}
