@@ -118,7 +118,9 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // Runs the real orrery binary; depending on it makes `swift test` build it first.
-        .testTarget(name: "OrreryEndToEndTests", dependencies: ["orrery"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "OrreryEndToEndTests", dependencies: ["orrery", "OrreryOpenAPI", "OrreryCore"],
+            swiftSettings: swiftSettings),
         // The client against the real binary, which depending on `orrery` builds first.
         .testTarget(name: "OrreryClientTests", dependencies: ["OrreryClient", "orrery"], swiftSettings: swiftSettings),
         // The kit against the real binary. The probe is a process that starts a daemon through the kit and is then

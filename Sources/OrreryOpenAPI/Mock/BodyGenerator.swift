@@ -9,13 +9,15 @@ struct BodyGenerator {
     let direction: SchemaDirection
     /// Nil for static bodies.
     var random: SplitMix64?
+    /// Whether the schemas' `example`s and `default`s are used (a spec's example may break its own schema).
+    var usesExamples = true
 
     /// How deep the body may nest: a schema that refers to itself stops there.
     static let maximumDepth = 10
 
     mutating func value(at location: String, depth: Int = 0) -> JSONValue {
         guard depth < Self.maximumDepth, let (schema, at) = source.schema(at: location) else { return .null }
-        if random == nil || schema["enum"] == nil {
+        if usesExamples, random == nil || schema["enum"] == nil {
             if let example = schema["example"] { return example }
             if case .array(let examples)? = schema["examples"], let first = examples.first { return first }
             if let value = schema["const"] { return value }

@@ -5,6 +5,40 @@ import OrreryCore
 /// read as, and the shapes a body is generated from. `$ref`s are followed across the spec's files.
 struct SchemaSource: Sendable {
     let documents: [String: JSONValue]
+    /// 3.1 schemas' `$id`s and `$anchor`s (`base#anchor`), resolved, to the location of their schema.
+    private let identifiers: [String: String]
+
+    init(documents: [String: JSONValue]) {
+        self.documents = documents
+        var identifiers: [String: String] = [:]
+        for (uri, document) in documents {
+            func walk(_ value: JSONValue, _ pointer: String, base: String) {
+                switch value {
+                case .object(let members):
+                    var base = base
+                    if case .string(let id)? = value["$id"] {
+                        let resolved = SpecDocuments.resolve(id, against: uri)
+                        base = resolved.isEmpty ? uri : resolved
+                        identifiers[base] = uri + "#" + pointer
+                    }
+                    if case .string(let anchor)? = value["$anchor"] {
+                        identifiers[base + "#" + anchor] = uri + "#" + pointer
+                    }
+                    for (key, child) in members {
+                        let escaped = key.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(
+                            of: "/", with: "~1")
+                        walk(child, pointer + "/" + escaped, base: base)
+                    }
+                case .array(let items):
+                    for (index, item) in items.enumerated() { walk(item, pointer + "/\(index)", base: base) }
+                default:
+                    break
+                }
+            }
+            walk(document, "", base: uri)
+        }
+        self.identifiers = identifiers
+    }
 
     /// The schema at a location (`file:///api.yaml#/components/schemas/Pet`), its `$ref`s followed, and the
     /// location it was found at; nil when nothing is there.
@@ -17,7 +51,14 @@ struct SchemaSource: Sendable {
             guard case .string(let reference)? = value["$ref"] else { return (value, current) }
             let file = SpecDocuments.resolve(reference, against: document)
             let fragment = reference.firstIndex(of: "#").map { String(reference[reference.index(after: $0)...]) } ?? ""
-            current = (file.isEmpty ? document : file) + "#" + (fragment.removingPercentEncoding ?? fragment)
+            let decoded = fragment.removingPercentEncoding ?? fragment
+            let target = file.isEmpty ? document : file
+            if let identified = identifiers[target + (decoded.hasPrefix("/") || decoded.isEmpty ? "" : "#" + decoded)] {
+                // A schema's `$id` (and `$anchor`), not a file.
+                current = decoded.hasPrefix("/") ? identified + decoded : identified
+            } else {
+                current = target + "#" + decoded
+            }
         }
         return nil
     }
