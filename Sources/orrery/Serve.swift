@@ -115,6 +115,13 @@ struct Serve: ParsableCommand {
     var openAPIValidation: OpenAPIValidationMode = .enforce
 
     @Option(
+        name: .customLong("validate-against"),
+        help: ArgumentHelp(
+            "An OpenAPI document every exchange (stubbed, proxied, recorded) is checked against; see GET /__admin/contract (repeatable).",
+            valueName: "spec"))
+    var validateAgainst: [String] = []
+
+    @Option(
         help: ArgumentHelp(
             "Also serve everything over TLS on this port (0 picks a free one), with a certificate for localhost, the loopback addresses and the host map's hosts, signed by the local CA.",
             valueName: "port"))
@@ -264,6 +271,7 @@ struct Serve: ParsableCommand {
         configuration.isOffline = offline
         configuration.openAPISpecs = openAPISpecs
         configuration.openAPIValidation = openAPIValidation
+        configuration.validateAgainst = validateAgainst
         configuration.environment = env
         configuration.upstream.caFile = upstreamCa
         configuration.upstream.connectTimeoutMilliseconds = connectTimeout

@@ -26,7 +26,9 @@ public final class OpenAPIMock: Sendable {
     /// is not checked.
     public var summary: [String] {
         specs.map { spec in
-            var line = "OpenAPI \(spec.source): \(spec.title.isEmpty ? "(untitled)" : spec.title) \(spec.version), "
+            let family = spec.version.hasPrefix("2") ? "Swagger" : "OpenAPI"
+            var line =
+                "OpenAPI \(spec.source): \(spec.title.isEmpty ? "(untitled)" : spec.title) (\(family) \(spec.version)), "
             line += "\(spec.operations.count) operation\(spec.operations.count == 1 ? "" : "s")"
             line += spec.basePath.isEmpty ? "" : " under \(spec.basePath)"
             if !spec.unsupportedKeywords.isEmpty {
@@ -72,6 +74,77 @@ public final class OpenAPIMock: Sendable {
             var answer = respond(request, operation: operation, source: sources[route.spec])
             answer.violations = violations
             return answer
+        }
+    }
+
+    /// Checks an exchange, whoever answered it (a stub, an upstream, a recording): the request against its
+    /// operation, and the answer against the operation's responses. `body` is nil when it was not kept whole.
+    public func check(_ request: HTTPRequest, status: Int, headers: HTTPHeaders, body: [UInt8]?) -> ExchangeCheck {
+        guard
+            case .operation(let route, let index, let pathValues) = router.match(
+                method: request.method, rawPath: Self.rawPath(request))
+        else {
+            let violation = ContractViolation(
+                location: "path", pointer: "", message: "no operation of the spec has \(request.method) \(request.path)"
+            )
+            return ExchangeCheck(target: .undocumented, violations: [violation], isStatusUndocumented: false)
+        }
+        let validator = prepared[route.spec][index].validator
+        let verdict = validator.check(request, pathValues: pathValues)
+        var violations = verdict.violations
+        violations += verdict.missingCredentials.map {
+            ContractViolation(location: "security", pointer: "", message: "missing \($0.label)")
+        }
+        let answer = validator.check(status: status, headers: headers, body: body ?? [])
+        let isStatusUndocumented = answer.contains { $0.location == "status" }
+        violations += answer.map { violation in
+            var violation = violation
+            violation.location = "response." + violation.location
+            return violation
+        }
+        return ExchangeCheck(
+            target: .operation(spec: route.spec, index: index), violations: violations,
+            isStatusUndocumented: isStatusUndocumented)
+    }
+
+    /// Checks a stub's answer against the spec: its route (a `{name}` segment of the stub's path stands for any
+    /// value), its status, content type and body. Every problem, each with the schema's pointer where one applies.
+    public func checkStub(method: String, path: String, status: Int, headers: HTTPHeaders, body: [UInt8]?)
+        -> [ContractViolation]
+    {
+        let concrete = path.split(separator: "/", omittingEmptySubsequences: false).map { segment in
+            segment.hasPrefix("{") && segment.hasSuffix("}") ? "x" : String(segment)
+        }.joined(separator: "/")
+        switch router.match(method: method, rawPath: Substring(concrete)) {
+        case .noPath:
+            return [
+                ContractViolation(
+                    location: "path", pointer: "", message: "no operation of the spec has the path \(path)")
+            ]
+        case .methodNotAllowed(let allowed):
+            return [
+                ContractViolation(
+                    location: "method", pointer: "",
+                    message: "the spec has no \(method) \(path) (it has \(allowed.joined(separator: ", ")))")
+            ]
+        case .operation(let route, let index, _):
+            return prepared[route.spec][index].validator.check(status: status, headers: headers, body: body ?? [])
+        }
+    }
+
+    /// Each operation's answer without a `Prefer` header, by spec: what `orrery import openapi` writes.
+    public var primaryAnswers: [[OpenAPIImport.Answer]] {
+        zip(specs, prepared).map { spec, operations in
+            operations.compactMap { operation -> OpenAPIImport.Answer? in
+                let path = spec.basePath + operation.validator.operation.pathTemplate
+                guard let index = operation.primary else { return nil }
+                let status = operation.responses[index]
+                let answer = Self.media(for: nil, in: status.media)?.answer ?? status.empty
+                return OpenAPIImport.Answer(
+                    name: operation.operationId, method: operation.validator.operation.method, path: path,
+                    status: answer.status,
+                    contentType: answer.headers.first(named: "Content-Type"), body: answer.body.bytes)
+            }
         }
     }
 

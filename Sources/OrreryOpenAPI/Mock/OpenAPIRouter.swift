@@ -5,7 +5,7 @@ import OrreryCore
 struct OpenAPIRouter: Sendable {
     /// One path of one spec, with its operations by method.
     struct Route: Sendable {
-        let template: PathTemplate
+        let template: OperationPath
         let spec: Int
         /// Method (upper case) to the operation's index in the spec.
         let operations: [String: Int]
@@ -33,7 +33,7 @@ struct OpenAPIRouter: Sendable {
             for template in order {
                 routes.append(
                     Route(
-                        template: PathTemplate(basePath: spec.basePath, template: template), spec: specIndex,
+                        template: OperationPath(basePath: spec.basePath, template: template), spec: specIndex,
                         operations: byTemplate[template] ?? [:]))
             }
         }

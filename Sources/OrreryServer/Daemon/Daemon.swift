@@ -64,7 +64,8 @@ public final class Daemon: Sendable {
                 headers: configuration.redactedHeaders, queryParameters: configuration.redactedQueryParameters,
                 jsonFields: configuration.redactedJSONFields, usesCommonNames: configuration.redactsCommonNames,
                 injectedSecrets: Self.injectedSecrets(environments?.map)),
-            registry: registry, isProxying: proxyEnvironments != nil, logger: logger)
+            registry: registry, isProxying: proxyEnvironments != nil, logger: logger,
+            contract: try Self.loadContract(configuration, logger: logger))
         if let settings = configuration.trafficLog { try serviceLogger.startTrafficLog(settings) }
         self.serviceLogger = serviceLogger
         let sessions = SessionRegistry(mainJournal: serviceLogger.journal)

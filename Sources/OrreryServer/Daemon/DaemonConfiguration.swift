@@ -13,6 +13,8 @@ public struct DaemonConfiguration: Sendable {
     public var openAPISpecs: [String] = []
     /// `--openapi-validate`: what a request that breaks its spec operation gets.
     public var openAPIValidation = OpenAPIValidationMode.enforce
+    /// `--validate-against`: specs every exchange is checked against (`GET /__admin/contract`).
+    public var validateAgainst: [String] = []
     /// Folder of `orrery.json` and `hosts.json`.
     public var configFolder = "config"
     public var logLevel = LogLevel.info

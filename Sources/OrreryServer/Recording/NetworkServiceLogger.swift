@@ -20,7 +20,14 @@ final class NetworkServiceLogger: Sendable {
     /// Mirrors `trafficLog != nil`, so the request path can skip the lock when there is none.
     private let isTrafficLogging = Atomic<Bool>(false)
 
-    init(journal: Journal, redactor: Redactor, registry: StubRegistry, isProxying: Bool, logger: Logger) {
+    /// `--validate-against`: every exchange is checked against a spec.
+    let contract: ContractMonitor?
+
+    init(
+        journal: Journal, redactor: Redactor, registry: StubRegistry, isProxying: Bool, logger: Logger,
+        contract: ContractMonitor? = nil
+    ) {
+        self.contract = contract
         self.journal = journal
         self.redactor = redactor
         recorder = Recorder(registry: registry, redactor: redactor, isProxying: isProxying, logger: logger)
@@ -42,6 +49,11 @@ final class NetworkServiceLogger: Sendable {
         outcome: @autoclosure () -> JournalEntry.Outcome, fault: String? = nil, contractViolations: JSONValue? = nil
     ) {
         let journal = exchange.session.journal
+        // Counted for the drift report even when nothing is journaled.
+        let checked =
+            status == 0
+            ? nil
+            : contract?.record(exchange.request, status: status, headers: headers, body: body(), bodySize: bodySize)
         guard journal.limits.isEnabled || isTrafficLogging.load(ordering: .relaxed) else { return }
         let request = exchange.request
         // Built on the heap where it stays: the journal keeps this very object, the traffic log reads it.
@@ -55,7 +67,7 @@ final class NetworkServiceLogger: Sendable {
         entry.scheme = exchange.scheme
         entry.session = exchange.session.id
         entry.fault = fault
-        entry.contractViolations = contractViolations
+        entry.contractViolations = contractViolations ?? checked
         let kept = Journal.Kept(entry) { entry in
             if entry.request.body.count > limit { entry.request.body = Array(entry.request.body.prefix(limit)) }
             redactor.redact(&entry)

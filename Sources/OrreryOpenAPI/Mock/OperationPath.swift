@@ -1,8 +1,8 @@
 import OrreryCore
 
-/// A path template (`/pets/{petId}`, after its spec's base path) compiled into segments once, matched against a
+/// An operation's path template (`/pets/{petId}`, after its spec's base path) compiled into segments once, matched against a
 /// request's raw path segments: each segment is text, or a parameter with the text around it (`{id}.json`).
-struct PathTemplate: Sendable {
+struct OperationPath: Sendable {
     enum Segment: Sendable {
         case literal(String)
         case parameter(name: String, prefix: String, suffix: String)
