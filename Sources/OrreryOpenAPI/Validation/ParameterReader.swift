@@ -64,7 +64,8 @@ struct ParameterReader: Sendable {
             return readDelimited(PercentDecoding.decode(text), separator: separator, explodedPairs: parameter.explode)
         case "matrix":
             let prefix = ";" + parameter.name
-            guard text.hasPrefix(prefix) else {
+            // An exploded object names its properties, not itself: `;x=1;y=2`.
+            guard text.hasPrefix(parameter.explode && isObject ? ";" : prefix) else {
                 return .unparseable("expected a matrix value (';\(parameter.name)=value')")
             }
             if parameter.explode, isArray {
