@@ -113,7 +113,8 @@ let package = Package(
         .testTarget(
             name: "OrreryPipelineTests",
             dependencies: [
-                "OrreryServer", "OrreryCore", "OrreryEvent", .product(name: "Logging", package: "swift-log"),
+                "OrreryServer", "OrreryCore", "OrreryEvent", "OrreryOpenAPI",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
