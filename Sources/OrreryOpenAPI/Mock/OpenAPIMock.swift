@@ -240,10 +240,11 @@ public final class OpenAPIMock: Sendable {
     /// The first media type the client accepts, JSON first when it accepts anything.
     private static func media(for accept: String?, in media: [PreparedOperation.Media]) -> PreparedOperation.Media? {
         guard !media.isEmpty else { return nil }
-        let accepted = (accept ?? "*/*").split(separator: ",").map { OperationValidator.mediaType(String($0)) }
+        // Most clients accept anything: JSON first, as decided at load.
+        guard let accept, accept != "*/*" else { return media.first { $0.isJSON } ?? media.first }
+        let accepted = accept.split(separator: ",").map { OperationValidator.mediaType(String($0)) }
         if accepted.contains("*/*") || accepted.isEmpty {
-            return media.first { OperationValidator.isJSON(OperationValidator.mediaType($0.contentType)) }
-                ?? media.first
+            return media.first { $0.isJSON } ?? media.first
         }
         for type in accepted {
             let family = type.hasSuffix("/*") ? String(type.dropLast(1)) : nil
@@ -268,9 +269,9 @@ public final class OpenAPIMock: Sendable {
         var preferences = Preferences()
         for header in headers.all(named: "Prefer") {
             for token in header.split(whereSeparator: { $0 == "," || $0 == ";" }) {
-                let parts = token.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                let parts = token.split(separator: "=", maxSplits: 1).map(\.trimmingSpaces)
                 guard parts.count == 2 else { continue }
-                let value = parts[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+                let value = String(parts[1].drop { $0 == "\"" }.reversed().drop { $0 == "\"" }.reversed())
                 switch parts[0].lowercased() {
                 case "code": preferences.code = Int(value)
                 case "example": preferences.example = value

@@ -5,6 +5,8 @@ import OrreryCore
 struct PreparedOperation: Sendable {
     struct Media: Sendable {
         let contentType: String
+        /// A JSON type, which a client that accepts anything gets first.
+        let isJSON: Bool
         let schemaLocation: String?
         let answer: OpenAPIAnswer
         let examples: [(name: String, answer: OpenAPIAnswer)]
@@ -44,7 +46,9 @@ struct PreparedOperation: Sendable {
                         source: spec.source)
                 }
                 return Media(
-                    contentType: media.contentType, schemaLocation: media.schema?.location, answer: make(value),
+                    contentType: media.contentType,
+                    isJSON: OperationValidator.isJSON(OperationValidator.mediaType(media.contentType)),
+                    schemaLocation: media.schema?.location, answer: make(value),
                     examples: media.examples.map { ($0.name, make($0.value)) })
             }
             let empty = OpenAPIAnswer(

@@ -9,6 +9,8 @@ struct OperationValidator: Sendable {
     let security: SecurityRequirement
     /// The fields of an `application/x-www-form-urlencoded` body and their types.
     let formFields: [(name: String, types: [String])]
+    /// Whether a parameter or a credential is read from the `Cookie` header.
+    let readsCookies: Bool
 
     init(_ operation: OpenAPIOperation, spec: OpenAPISpec, source: SchemaSource) {
         self.operation = operation
@@ -25,6 +27,9 @@ struct OperationValidator: Sendable {
         }
         let raw = source.schema(at: operation.location)?.value
         security = SecurityRequirement(operation: raw, document: spec.document, source: source, documentURI: spec.uri)
+        readsCookies =
+            operation.parameters.contains { $0.location == .cookie }
+            || security.alternatives.contains { $0.contains { if case .cookie = $0 { true } else { false } } }
     }
 
     /// What a request was found to break.
@@ -39,7 +44,8 @@ struct OperationValidator: Sendable {
 
     func check(_ request: HTTPRequest, pathValues: [(name: String, value: String)]) -> Verdict {
         var verdict = Verdict()
-        let cookies = Self.cookies(request.headers)
+        // Read only when a parameter or a credential is a cookie: most operations have none.
+        let cookies = readsCookies ? Self.cookies(request.headers) : []
         verdict.missingCredentials = security.missing(query: request.query, headers: request.headers, cookies: cookies)
         for reader in readers {
             let parameter = reader.parameter
@@ -92,14 +98,19 @@ struct OperationValidator: Sendable {
         guard let schema = media.schema else { return }
         let instance: JSONValue
         if Self.isJSON(contentType) {
-            do {
-                instance = try JSONValue.parse(request.body)
-            } catch {
-                verdict.isUnparseable = true
-                verdict.violations.append(
-                    ContractViolation(
-                        location: "body", pointer: "",
-                        message: "the body is not JSON: line \(error.line): \(error.message)"))
+            // The request path's parser first (no line numbers, one tree); the loader's only to say what is wrong.
+            if let parsed = JSONBodyParser.parse(request.body) {
+                instance = parsed
+            } else {
+                do {
+                    _ = try JSONValue.parse(request.body)
+                } catch {
+                    verdict.isUnparseable = true
+                    verdict.violations.append(
+                        ContractViolation(
+                            location: "body", pointer: "",
+                            message: "the body is not JSON: line \(error.line): \(error.message)"))
+                }
                 return
             }
         } else if contentType == "application/x-www-form-urlencoded" {
@@ -161,8 +172,10 @@ struct OperationValidator: Sendable {
     /// A media type without its parameters, lower case (`application/json`).
     static func mediaType(_ header: String?) -> String {
         guard let header else { return "" }
-        let type = header.split(separator: ";", maxSplits: 1).first ?? ""
-        return type.trimmingCharacters(in: .whitespaces).lowercased()
+        let type = (header.split(separator: ";", maxSplits: 1).first ?? "").trimmingSpaces
+        // Already lower case, as almost every client sends it: no new string.
+        return type.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") })
+            ? type.lowercased() : String(type)
     }
 
     /// The spec's media type for a content type: exact, then `type/*`, then `*/*`.
@@ -180,7 +193,7 @@ struct OperationValidator: Sendable {
         var cookies: [(String, String)] = []
         for header in headers.all(named: "Cookie") {
             for pair in header.split(separator: ";") {
-                let trimmed = pair.trimmingCharacters(in: .whitespaces)
+                let trimmed = pair.trimmingSpaces
                 guard let equals = trimmed.firstIndex(of: "=") else { continue }
                 cookies.append((String(trimmed[..<equals]), String(trimmed[trimmed.index(after: equals)...])))
             }
