@@ -38,6 +38,11 @@ cat > "$work/stubs/orders.yaml" <<YAML
     status: 201
     headers: { Content-Type: application/json }
     body: '{"id":"o-1","status":"placed","total":123.45}'
+- request: { method: GET, path: "/stub/orders/c-42/o-1" }
+  response:
+    status: 200
+    headers: { Content-Type: application/json }
+    body: '{"id":"o-1","status":"placed","total":123.45}'
 YAML
 python3 - "$work/post.lua" "$body" <<'PY'
 import sys
@@ -61,11 +66,12 @@ done
 
 ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
 hz=$(getconf CLK_TCK)
-measure() { # url -> "requests/s microseconds-of-CPU-per-request"
-    taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d2s -s "$work/post.lua" "$1" > /dev/null
+measure() { # url [wrk script] -> "requests/s microseconds-of-CPU-per-request"
+    local script=(${2:+-s "$2"})
+    taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d2s "${script[@]}" "$1" > /dev/null
     local before after out requests
     before=$(ticks)
-    out=$(taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"$DURATION" -s "$work/post.lua" "$1")
+    out=$(taskset -c 1 wrk -t1 -c"$CONNECTIONS" -d"$DURATION" "${script[@]}" "$1")
     after=$(ticks)
     requests=$(echo "$out" | awk '/requests in/ {print $1}')
     echo "$(echo "$out" | awk '/Requests\/sec/ {print $2}') $(python3 -c "print(round(($after - $before) / $hz * 1e6 / $requests, 2))")"
@@ -73,16 +79,27 @@ measure() { # url -> "requests/s microseconds-of-CPU-per-request"
 
 spec_runs=()
 stub_runs=()
+get_spec_runs=()
+get_stub_runs=()
 for _ in $(seq "$ROUNDS"); do
-    stub_runs+=("$(measure "$stub_url")")
-    spec_runs+=("$(measure "$spec_url")")
+    stub_runs+=("$(measure "$stub_url" "$work/post.lua")")
+    spec_runs+=("$(measure "$spec_url" "$work/post.lua")")
+    get_stub_runs+=("$(measure "$stub_url/o-1")")
+    get_spec_runs+=("$(measure "$base/api/orders/c-42/o-1")")
 done
 median() { printf '%s\n' "$@" | sort -k2 -n | sed -n "$((($# + 1) / 2))p"; }
-read -r stub_rps stub_cpu <<< "$(median "${stub_runs[@]}")"
-read -r spec_rps spec_cpu <<< "$(median "${spec_runs[@]}")"
-ratio=$(python3 -c "print(round($spec_cpu / $stub_cpu, 2))")
-echo "| answer (POST, ${#body}-byte JSON body, pinned, 1 thread, journal off) | requests/s | CPU µs/request |"
-echo "|---|---|---|"
-echo "| stub file | $stub_rps | $stub_cpu |"
-echo "| --openapi, request checked (path, query, body schema) | $spec_rps | $spec_cpu |"
-echo "| ratio | | ${ratio}x |"
+row() { # label stub-runs... -- spec-runs...
+    local label=$1
+    shift
+    local stubs=() specs=()
+    while [ "$1" != "--" ]; do stubs+=("$1"); shift; done
+    shift
+    specs=("$@")
+    read -r stub_rps stub_cpu <<< "$(median "${stubs[@]}")"
+    read -r spec_rps spec_cpu <<< "$(median "${specs[@]}")"
+    echo "| $label | $stub_rps / $stub_cpu | $spec_rps / $spec_cpu | $(python3 -c "print(round($spec_cpu / $stub_cpu, 2))")x |"
+}
+echo "| answer (pinned, 1 thread, journal off) | stub file: requests/s / CPU µs | --openapi: requests/s / CPU µs | CPU ratio |"
+echo "|---|---|---|---|"
+row "GET, no body (path parameter with a pattern checked)" "${get_stub_runs[@]}" -- "${get_spec_runs[@]}"
+row "POST, ${#body}-byte JSON body checked" "${stub_runs[@]}" -- "${spec_runs[@]}"
