@@ -79,7 +79,7 @@ let package = Package(
         .target(
             name: "OrreryServer",
             dependencies: [
-                "OrreryCore", "OrreryEvent",
+                "OrreryCore", "OrreryEvent", "OrreryOpenAPI",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -93,7 +93,7 @@ let package = Package(
         .executableTarget(
             name: "orrery",
             dependencies: [
-                "OrreryServer", "OrreryCore", "OrreryEvent",
+                "OrreryServer", "OrreryCore", "OrreryEvent", "OrreryOpenAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -129,12 +129,15 @@ let package = Package(
         .testTarget(
             name: "OrreryPipelineTests",
             dependencies: [
-                "OrreryServer", "OrreryCore", "OrreryEvent", .product(name: "Logging", package: "swift-log"),
+                "OrreryServer", "OrreryCore", "OrreryEvent", "OrreryOpenAPI",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
         // Runs the real orrery binary; depending on it makes `swift test` build it first.
-        .testTarget(name: "OrreryEndToEndTests", dependencies: ["orrery"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "OrreryEndToEndTests", dependencies: ["orrery", "OrreryOpenAPI", "OrreryCore"],
+            swiftSettings: swiftSettings),
         // The client against the real binary, which depending on `orrery` builds first.
         .testTarget(name: "OrreryClientTests", dependencies: ["OrreryClient", "orrery"], swiftSettings: swiftSettings),
         // The kit against the real binary. The probe is a process that starts a daemon through the kit and is then

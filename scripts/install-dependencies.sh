@@ -57,6 +57,13 @@ if $with_test_tools && ! python3 -c "import openapi_schema_validator" >/dev/null
         || python3 -m pip install --quiet --break-system-packages "openapi-schema-validator>=0.6"
 fi
 
+# openapi-core, the second judge of request verdicts in the OpenAPI serving tests (openapi_contract_oracle.py).
+if $with_test_tools && ! python3 -c "import openapi_core" >/dev/null 2>&1; then
+    echo "Installing the Python package openapi-core ..." >&2
+    python3 -m pip install --quiet "openapi-core>=0.19" \
+        || python3 -m pip install --quiet --break-system-packages "openapi-core>=0.19"
+fi
+
 # Python's requests, for the python3 on PATH (Debian's own, or another): the proxy clients in the tests use it.
 if $with_test_tools && ! python3 -c "import requests" >/dev/null 2>&1; then
     echo "Installing the Python package requests ..." >&2

@@ -7,7 +7,10 @@ import OrreryServer
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Turn traffic captured elsewhere into stub files.",
-        subcommands: [ImportHAR.self, ImportWireMock.self, ImportHoverfly.self, ImportPostman.self, ImportMockServer.self]
+        subcommands: [
+            ImportHAR.self, ImportWireMock.self, ImportHoverfly.self, ImportPostman.self, ImportMockServer.self,
+            ImportOpenAPI.self,
+        ]
     )
 }
 

@@ -3,9 +3,11 @@ import Foundation
 import Logging
 import OrreryCore
 import OrreryEvent
+import OrreryOpenAPI
 import OrreryServer
 
 extension LogLevel: ExpressibleByArgument {}
+extension OpenAPIValidationMode: ExpressibleByArgument {}
 extension RecordMode: ExpressibleByArgument {}
 extension LogFormat: ExpressibleByArgument {}
 
@@ -118,6 +120,27 @@ struct Serve: ParsableCommand {
 
     @Option(help: ArgumentHelp("A PEM file of CA certificates trusted for HTTPS upstreams, besides the system's.", valueName: "file"))
     var upstreamCa: String?
+
+    @Option(
+        name: .customLong("openapi"),
+        help: ArgumentHelp(
+            "An OpenAPI document (3.0, 3.1, Swagger 2.0) whose operations are answered where no stub answers (repeatable).",
+            valueName: "spec"))
+    var openAPISpecs: [String] = []
+
+    @Option(
+        name: .customLong("openapi-validate"),
+        help: ArgumentHelp(
+            "What a request that breaks its --openapi operation gets: off, report (journaled), enforce (a problem answer).",
+            valueName: "mode"))
+    var openAPIValidation: OpenAPIValidationMode = .enforce
+
+    @Option(
+        name: .customLong("validate-against"),
+        help: ArgumentHelp(
+            "An OpenAPI document every exchange (stubbed, proxied, recorded) is checked against; see GET /__admin/contract (repeatable).",
+            valueName: "spec"))
+    var validateAgainst: [String] = []
 
     @Option(
         help: ArgumentHelp(
@@ -288,6 +311,9 @@ struct Serve: ParsableCommand {
         configuration.adminToken = adminToken ?? ProcessInfo.processInfo.environment["ORRERY_ADMIN_TOKEN"]
         configuration.isProxyEnabled = !noProxy
         configuration.isOffline = offline
+        configuration.openAPISpecs = openAPISpecs
+        configuration.openAPIValidation = openAPIValidation
+        configuration.validateAgainst = validateAgainst
         configuration.environment = env
         configuration.upstream.caFile = upstreamCa
         configuration.upstream.connectTimeoutMilliseconds = connectTimeout

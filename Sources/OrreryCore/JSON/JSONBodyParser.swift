@@ -4,8 +4,8 @@
 /// strings refused, a leading byte order mark tolerated) but keeps no line numbers and builds one tree instead of
 /// two, which makes it several times faster on the small bodies requests carry. It says only whether the body is
 /// JSON; loading, which needs to say where a file is wrong, uses `JSONSourceParser`.
-enum JSONBodyParser {
-    static func parse(_ bytes: [UInt8]) -> JSONValue? {
+package enum JSONBodyParser {
+    package static func parse(_ bytes: [UInt8]) -> JSONValue? {
         bytes.withUnsafeBufferPointer { buffer in
             var parser = Parser(bytes: buffer)
             if buffer.starts(with: [0xEF, 0xBB, 0xBF]) { parser.index = 3 }

@@ -47,6 +47,7 @@ extension JournalEntry {
         if let session { members.append(("session", .string(session))) }
         if let fault { members.append(("fault", .string(fault))) }
         if !messages.isEmpty { members.append(("messages", .array(messages.map(\.json)))) }
+        if let contractViolations { members.append(("contractViolations", contractViolations)) }
         return .object(members)
     }
 
@@ -68,6 +69,11 @@ extension JournalEntry {
             return [("matched", .bool(false)), ("closestStubs", closest)]
         case .rejected(let reason):
             return [("matched", .bool(false)), ("rejected", .string(reason))]
+        case .spec(let operationId, let source):
+            return [
+                ("matched", .bool(operationId != nil)),
+                ("openapi", .object([("operationId", .string(operationId)), ("source", .string(source))])),
+            ]
         }
     }
 

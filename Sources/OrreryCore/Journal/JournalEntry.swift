@@ -26,6 +26,9 @@ public struct JournalEntry: Sendable {
     public var fault: String?
     /// A WebSocket's frames, in order (empty for plain exchanges).
     public var messages: [JournalMessage] = []
+    /// What the exchange breaks in the OpenAPI spec it is checked against (`--validate-against`, or
+    /// `--openapi-validate report`): a list of `{location, pointer, message}`; nil when it was not checked.
+    public var contractViolations: JSONValue?
 
     public init(
         startedAt: Date, durationMicroseconds: Int, request: HTTPRequest, requestBodySize: Int, clientAddress: String,
@@ -51,6 +54,9 @@ public struct JournalEntry: Sendable {
         case unmatched(closestStubs: JSONValue)
         /// Refused before any matching: a malformed request, a refused `CONNECT`.
         case rejected(reason: String)
+        /// Answered from an OpenAPI spec (`--openapi`): the operation (nil when the spec has no operation for the
+        /// request: a 404 or a 405) and the spec's file.
+        case spec(operationId: String?, source: String)
     }
 
     public var isUnmatched: Bool {

@@ -27,6 +27,12 @@ extension AdminAPI {
         AdminRoute("POST", "/__admin/stubs/reload", "read the stub files again") { api, _ in api.reload() },
         AdminRoute("POST", "/__admin/stubs/rewind", "start every response sequence over") { api, call in api.rewind(session: call.session) },
 
+        AdminRoute(
+            "GET", "/__admin/contract", "drift from the --validate-against spec: per operation, calls and violations"
+        ) {
+            api, _ in api.contract()
+        },
+
         AdminRoute("GET", "/__admin/ca.pem", "the local CA's certificate, for clients to trust") { api, _ in api.caCertificate() },
 
         AdminRoute("GET", "/__admin/environments", "each configuration, its hosts and its active key") { api, _ in

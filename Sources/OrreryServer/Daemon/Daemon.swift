@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import OrreryCore
 import OrreryEvent
+import OrreryOpenAPI
 
 /// The Orrery daemon: loads the stubs, starts the HTTP server on its event loops, and reacts to signals and
 /// changes in the stubs folder.
@@ -71,7 +72,8 @@ public final class Daemon: Sendable {
                 headers: configuration.redactedHeaders, queryParameters: configuration.redactedQueryParameters,
                 jsonFields: configuration.redactedJSONFields, usesCommonNames: configuration.redactsCommonNames,
                 injectedSecrets: Self.injectedSecrets(environments?.map)),
-            registry: registry, isProxying: proxyEnvironments != nil, logger: logger)
+            registry: registry, isProxying: proxyEnvironments != nil, logger: logger,
+            contract: try Self.loadContract(configuration, logger: logger))
         if let settings = configuration.trafficLog { try serviceLogger.startTrafficLog(settings) }
         self.serviceLogger = serviceLogger
         let sessions = SessionRegistry(mainJournal: serviceLogger.journal)
@@ -108,6 +110,7 @@ public final class Daemon: Sendable {
             }
         }
         let registry = self.registry
+        let openAPI = try Self.loadOpenAPI(configuration, logger: logger)
         // This daemon's name in the Via of what it forwards: a request that comes back with it is a loop.
         let via = ProxyHeaders.requestVia(token: String(UInt32.random(in: 0x1000_0000...UInt32.max), radix: 16))
         server = try HTTPServer(configuration: configuration.http, onEvent: { event in Self.log(event, logger) }) {
@@ -120,7 +123,7 @@ public final class Daemon: Sendable {
             let pipeline = Pipeline(
                 registry: registry, admin: admin, sessions: sessions, environments: proxyEnvironments, https: https,
                 isOffline: configuration.isOffline, templateBudget: configuration.templateBudget, via: via,
-                wireMockAdmin: wireMockAdmin)
+                wireMockAdmin: wireMockAdmin, openAPI: openAPI)
             return RequestPipeline(
                 pipeline: pipeline, proxy: proxy, serviceLogger: serviceLogger, logger: logger,
                 metrics: metrics.loop(index))

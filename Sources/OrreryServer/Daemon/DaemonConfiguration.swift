@@ -1,5 +1,6 @@
 import OrreryCore
 import OrreryEvent
+import OrreryOpenAPI
 
 /// Everything `orrery serve` is told on its command line.
 public struct DaemonConfiguration: Sendable {
@@ -8,6 +9,12 @@ public struct DaemonConfiguration: Sendable {
     public var stubsFolder = "stubs"
     /// WireMock roots served beside the stubs (`--wiremock-root`), as WireMock would serve them.
     public var wireMockRoots: [String] = []
+    /// `--openapi`: specs whose operations are answered where no stub answers.
+    public var openAPISpecs: [String] = []
+    /// `--openapi-validate`: what a request that breaks its spec operation gets.
+    public var openAPIValidation = OpenAPIValidationMode.enforce
+    /// `--validate-against`: specs every exchange is checked against (`GET /__admin/contract`).
+    public var validateAgainst: [String] = []
     /// Folder of `orrery.json` and `hosts.json`.
     public var configFolder = "config"
     public var logLevel = LogLevel.info

@@ -1,6 +1,7 @@
 import Foundation
 import OrreryCore
 import OrreryEvent
+import OrreryOpenAPI
 
 /// The request pipeline as a function: a request value in, the session it belongs to and a reply value out. The
 /// admin API first, then a `CONNECT`'s tunnel, the session's stubs, the upstream, and a 404 that explains the miss.
@@ -30,6 +31,8 @@ final class Pipeline {
     private let via: String
     /// What rendering a stub's templates may cost per request.
     private let templateBudget: TemplateBudget
+    /// `--openapi`: what the specs answer where no stub does.
+    private let openAPI: OpenAPIMock?
     /// The stub files' index as this loop last took it, and its generation.
     private var index: StubIndex
     private var generation: Int
@@ -37,10 +40,12 @@ final class Pipeline {
     init(
         registry: StubRegistry, admin: AdminAPI, sessions: SessionRegistry, environments: EnvironmentRegistry?,
         https: HTTPS, isOffline: Bool = false, templateBudget: TemplateBudget = TemplateBudget(), via: String = "",
-        wireMockAdmin: WireMockAdmin? = nil
+        wireMockAdmin: WireMockAdmin? = nil,
+        openAPI: OpenAPIMock? = nil
     ) {
         self.wireMockAdmin = wireMockAdmin
         self.via = via
+        self.openAPI = openAPI
         self.templateBudget = templateBudget
         self.registry = registry
         self.admin = admin
@@ -108,7 +113,9 @@ final class Pipeline {
         case .missed(let operation)?: missed = operation
         case nil: break
         }
+        if let openAPI, let answer = openAPI.answer(request) { return .openAPI(answer) }
         if let environments, let plan = ProxyForwarder.plan(request, environments: environments, via: via) { return plan }
+        if let openAPI { return .openAPI(openAPI.notFound(request)) }
         if request.path == "/favicon.ico", request.method == "GET" || request.method == "HEAD" {
             // A browser asks for it on its own: an empty answer, not a miss in the journal.
             return .made(Response(status: 204, headers: HTTPHeaders(), body: Payload([UInt8]())), outcome: nil)

@@ -66,6 +66,8 @@ struct JournalRecord {
     var outcome: JournalEntry.Outcome
     /// The fault carried out, by name.
     var fault: String?
+    /// What the exchange breaks in an OpenAPI spec, when it was checked.
+    var contractViolations: JSONValue?
 }
 
 extension Reply {

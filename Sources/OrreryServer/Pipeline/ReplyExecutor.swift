@@ -102,7 +102,7 @@ struct ReplyExecutor {
             metrics?.count(record.outcome, fault: record.fault, status: record.status.code, for: exchange)
             serviceLogger.log(
                 exchange, status: record.status.code, headers: record.headers, body: record.body, outcome: record.outcome,
-                fault: record.fault)
+                fault: record.fault, contractViolations: record.contractViolations)
         }
         if let sent = answer.truncatedBodyBytes {
             exchange.responder.fail(.truncated(answer.response, bodyBytes: sent, bytesPerSecond: answer.bytesPerSecond))

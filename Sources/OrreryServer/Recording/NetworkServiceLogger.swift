@@ -20,7 +20,14 @@ final class NetworkServiceLogger: Sendable {
     /// Mirrors `trafficLog != nil`, so the request path can skip the lock when there is none.
     private let isTrafficLogging = Atomic<Bool>(false)
 
-    init(journal: Journal, redactor: Redactor, registry: StubRegistry, isProxying: Bool, logger: Logger) {
+    /// `--validate-against`: every exchange is checked against a spec.
+    let contract: ContractMonitor?
+
+    init(
+        journal: Journal, redactor: Redactor, registry: StubRegistry, isProxying: Bool, logger: Logger,
+        contract: ContractMonitor? = nil
+    ) {
+        self.contract = contract
         self.journal = journal
         self.redactor = redactor
         recorder = Recorder(registry: registry, redactor: redactor, isProxying: isProxying, logger: logger)
@@ -39,9 +46,15 @@ final class NetworkServiceLogger: Sendable {
     /// - Parameter bodySize: the whole body's size when `body` is only its start (a relayed answer's).
     func log(
         _ exchange: Exchange, status: Int, headers: HTTPHeaders, body: @autoclosure () -> Payload, bodySize: Int? = nil,
-        outcome: @autoclosure () -> JournalEntry.Outcome, fault: String? = nil, messages: [JournalMessage] = []
+        outcome: @autoclosure () -> JournalEntry.Outcome, fault: String? = nil, messages: [JournalMessage] = [],
+        contractViolations: JSONValue? = nil
     ) {
         let journal = exchange.session.journal
+        // Counted for the drift report even when nothing is journaled.
+        let checked =
+            status == 0
+            ? nil
+            : contract?.record(exchange.request, status: status, headers: headers, body: body(), bodySize: bodySize)
         guard journal.limits.isEnabled || isTrafficLogging.load(ordering: .relaxed) else { return }
         let request = exchange.request
         // Built on the heap where it stays: the journal keeps this very object, the traffic log reads it. The entry
@@ -66,6 +79,7 @@ final class NetworkServiceLogger: Sendable {
             entry.session = session
             entry.fault = fault
             entry.messages = messages
+            entry.contractViolations = contractViolations ?? checked
             if entry.request.body.count > limit { entry.request.body = Array(entry.request.body.prefix(limit)) }
             redactor.redact(&entry)
         }

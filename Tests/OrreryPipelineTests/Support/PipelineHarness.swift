@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import OrreryCore
 import OrreryEvent
+import OrreryOpenAPI
 import Testing
 
 @testable import OrreryServer
@@ -19,7 +20,11 @@ final class PipelineHarness {
     ///   - files: file contents by path under the stubs folder.
     ///   - hostMap: a `hosts.json`, to forward misses.
     ///   - journal: the daemon-wide journal bounds.
-    init(files: [String: String], hostMap: String? = nil, journal: JournalLimits = JournalLimits()) throws {
+    ///   - openAPI: what the specs answer (`--openapi`).
+    init(
+        files: [String: String], hostMap: String? = nil, journal: JournalLimits = JournalLimits(),
+        openAPI: OpenAPIMock? = nil
+    ) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("orrery-pipeline-\(UUID().uuidString)")
         let stubs = folder.appendingPathComponent("stubs")
         try FileManager.default.createDirectory(at: stubs, withIntermediateDirectories: true)
@@ -53,7 +58,7 @@ final class PipelineHarness {
         }
         pipeline = Pipeline(
             registry: registry, admin: adminAPI, sessions: sessions, environments: environments, https: https,
-            wireMockAdmin: wireMockAdmin)
+            wireMockAdmin: wireMockAdmin, openAPI: openAPI)
     }
 
     deinit {

@@ -1,0 +1,86 @@
+import OrreryCore
+
+/// An operation's answers, made when the spec loads: for each documented status and content type, the body of its
+/// first example (or one generated from its schema) encoded, and each named example.
+struct PreparedOperation: Sendable {
+    struct Media: Sendable {
+        let contentType: String
+        /// A JSON type, which a client that accepts anything gets first.
+        let isJSON: Bool
+        let schemaLocation: String?
+        let answer: OpenAPIAnswer
+        let examples: [(name: String, answer: OpenAPIAnswer)]
+    }
+
+    struct Status: Sendable {
+        /// As documented: `200`, `2XX`, `default`.
+        let status: String
+        /// The code sent: the status itself, a range's `x00`, `200` for `default`.
+        let code: Int
+        let media: [Media]
+        /// The answer when no content is documented.
+        let empty: OpenAPIAnswer
+    }
+
+    let validator: OperationValidator
+    let operationId: String
+    let source: String
+    let responses: [Status]
+    /// The answer without a `Prefer`: the first 2xx, else `default`, else the first documented.
+    let primary: Int?
+
+    init(_ operation: OpenAPIOperation, spec: OpenAPISpec, source: SchemaSource) {
+        validator = OperationValidator(operation, spec: spec, source: source)
+        let operationId = operation.operationId ?? "\(operation.method) \(operation.pathTemplate)"
+        self.operationId = operationId
+        self.source = spec.source
+        responses = operation.responses.map { response in
+            let code = Self.code(response.status)
+            let media = response.content.map { media in
+                var generator = BodyGenerator(source: source, direction: .response)
+                let first = media.example ?? media.examples.first?.value
+                let value = first ?? media.schema.map { generator.value(at: $0.location) } ?? .null
+                let make = { (value: JSONValue) in
+                    Self.answer(
+                        code: code, contentType: media.contentType, value: value, operationId: operationId,
+                        source: spec.source)
+                }
+                return Media(
+                    contentType: media.contentType,
+                    isJSON: OperationValidator.isJSON(OperationValidator.mediaType(media.contentType)),
+                    schemaLocation: media.schema?.location, answer: make(value),
+                    examples: media.examples.map { ($0.name, make($0.value)) })
+            }
+            let empty = OpenAPIAnswer(
+                Response(status: HTTPStatus(code), headers: HTTPHeaders(), body: Payload.empty),
+                operationId: operationId,
+                source: spec.source)
+            return Status(status: response.status, code: code, media: media, empty: empty)
+        }
+        primary =
+            responses.firstIndex { (200..<300).contains($0.code) && $0.status != "default" }
+            ?? responses.firstIndex { $0.status == "default" } ?? (responses.isEmpty ? nil : 0)
+    }
+
+    static func code(_ status: String) -> Int {
+        if let code = Int(status) { return code }
+        if status.count == 3, status.uppercased().hasSuffix("XX"), let first = status.first?.wholeNumberValue {
+            return first * 100
+        }
+        return 200
+    }
+
+    static func answer(code: Int, contentType: String, value: JSONValue, operationId: String, source: String)
+        -> OpenAPIAnswer
+    {
+        let bytes: [UInt8]
+        if case .string(let text) = value, !OperationValidator.isJSON(OperationValidator.mediaType(contentType)) {
+            bytes = Array(text.utf8)
+        } else {
+            bytes = value.encodedBytes
+        }
+        let type = contentType.contains("*") ? "application/json" : contentType
+        let response = Response(status: HTTPStatus(code), headers: ["Content-Type": type], body: Payload(bytes))
+        return OpenAPIAnswer(response, operationId: operationId, source: source)
+    }
+}
