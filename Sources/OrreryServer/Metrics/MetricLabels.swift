@@ -26,6 +26,7 @@ enum MetricOutcome: Int, CaseIterable, Sendable {
         case .proxied: self = .proxied
         case .unmatched: self = .miss
         case .rejected: self = .rejected
+        case .spec: self = .spec
         }
     }
 }

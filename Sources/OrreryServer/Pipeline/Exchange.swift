@@ -14,7 +14,8 @@ struct Exchange {
     let arrivedAt: Int
 
     init(
-        _ incoming: consuming PipelineRequest, responder: Responder, startedAt: Date, session: Session, arrivedAt: Int = 0
+        _ incoming: consuming PipelineRequest, responder: Responder, startedAt: Date, session: Session,
+        arrivedAt: Int = 0
     ) {
         self.incoming = incoming
         self.responder = responder

@@ -93,7 +93,8 @@ final class SessionRegistry: Sendable {
     }
 
     /// Opens a session on a port of its own, under `id` when its creator chose one (checked with `isValidID`).
-    func create(name: String?, id chosen: String? = nil, speaksWireMock: Bool = false) throws(CreationError) -> Session {
+    func create(name: String?, id chosen: String? = nil, speaksWireMock: Bool = false) throws(CreationError) -> Session
+    {
         guard let server = server.withLock({ $0 }) else { throw .cannotListen("the server is not listening yet") }
         // Claimed before the port is opened, so two creations of one id cannot both succeed.
         let id = chosen ?? Self.newID()
@@ -113,7 +114,9 @@ final class SessionRegistry: Sendable {
         }
     }
 
-    private func open(id: String, name: String?, speaksWireMock: Bool, server: any SessionPorts) throws(CreationError) -> Session {
+    private func open(id: String, name: String?, speaksWireMock: Bool, server: any SessionPorts) throws(CreationError)
+        -> Session
+    {
         guard openCount.add(1, ordering: .relaxed).newValue <= Self.maximumSessions else {
             openCount.subtract(1, ordering: .relaxed)
             throw .tooMany(Self.maximumSessions)
