@@ -1,7 +1,7 @@
 # Build stage: the Swift toolchain image compiles a release binary.
 FROM swift:6.1-bookworm AS build
 RUN apt-get update -qq \
-    && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libevent-dev libssl-dev zlib1g-dev pkg-config \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libevent-dev libssl-dev zlib1g-dev libnghttp2-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift ./
@@ -10,11 +10,11 @@ COPY Tests ./Tests
 COPY scripts/build-release.sh ./scripts/
 RUN binary="$(scripts/build-release.sh)" && cp "$binary" /usr/local/bin/orrery
 
-# Run stage: slim Debian with the shared libraries libevent, OpenSSL and zlib need.
+# Run stage: slim Debian with the shared libraries libevent, OpenSSL, zlib and nghttp2 need.
 FROM debian:bookworm-slim
 RUN apt-get update -qq \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-        libevent-2.1-7 libevent-openssl-2.1-7 libevent-pthreads-2.1-7 libssl3 zlib1g ca-certificates \
+        libevent-2.1-7 libevent-openssl-2.1-7 libevent-pthreads-2.1-7 libssl3 zlib1g libnghttp2-14 ca-certificates \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --home /srv/orrery orrery \
     && mkdir -p /srv/orrery && chown orrery:orrery /srv/orrery
