@@ -21,6 +21,27 @@ struct WireMockConverterTests {
         }
     }
 
+    @Test("proxyBaseUrl becomes a forward to that base URL, joined to the request's path and query as text")
+    func proxyBaseUrl() throws {
+        let mappings = #"""
+            {"mappings": [
+              {"name": "proxy", "request": {"urlPathPattern": "/api/.*"}, "response": {
+                "proxyBaseUrl": "http://127.0.0.1:8087/base/", "additionalProxyRequestHeaders": {"X-Added": "yes"},
+                "removeProxyRequestHeaders": ["X-Secret"], "fixedDelayMilliseconds": 5, "status": 500}},
+              {"name": "bad", "request": {"urlPath": "/bad"}, "response": {"proxyBaseUrl": "ftp://example.com"}}
+            ]}
+            """#
+        let served = try serve(["mappings/m.json": mappings], [.make(method: "GET", target: "/api/a?b=1")])
+        #expect(served.names == ["proxy"])
+        let target = try #require(served.stubs.first { $0.name == "proxy" }?.responses.first?.proxy)
+        #expect(target.upstream.origin == "http://127.0.0.1:8087")
+        #expect(target.target(for: "/api/a?b=1") == "/base//api/a?b=1")
+        #expect(target.addedHeaders.map(\.name) == ["X-Added"])
+        #expect(target.removedHeaders == ["X-Secret"])
+        #expect(served.stubs.first { $0.name == "proxy" }?.responses.first?.delayMilliseconds == 5)
+        #expect(served.issues.contains { $0.description.contains("ftp://example.com") }, "\(served.issues)")
+    }
+
     @Test("equalToXml and matchesXPath (with a sub-matcher and namespaces) match XML bodies")
     func xml() throws {
         let mappings = #"""

@@ -23,6 +23,7 @@ public struct ResponseDefinition: Sendable, Equatable {
         var websocket: WebSocketScript?
         var events: EventStreamScript?
         var trailers: HTTPHeaders?
+        var proxy: ProxyTarget?
     }
 
     private var extras: Extras {
@@ -65,6 +66,11 @@ public struct ResponseDefinition: Sendable, Equatable {
     public var events: EventStreamScript? {
         get { extras.events }
         set { extras.events = newValue }
+    }
+    /// `proxy:`: the request is forwarded to this base URL instead of answered here.
+    public var proxy: ProxyTarget? {
+        get { extras.proxy }
+        set { extras.proxy = newValue }
     }
     /// `trailers:`: fields sent after the body (HTTP/2 trailers; chunked trailers for an HTTP/1.1 client that sent
     /// `TE: trailers`), as gRPC sends `grpc-status`.
@@ -143,6 +149,8 @@ public struct PreparedResponse: Sendable {
     public let dynamic: DynamicResponse?
     /// A WebSocket stub's script, played once the upgrade is accepted.
     public let websocket: WebSocketScript?
+    /// `proxy:`: where the request is forwarded instead.
+    public let proxy: ProxyTarget?
     /// A server-sent event stream's events.
     public let events: EventStreamScript?
 
@@ -158,6 +166,7 @@ public struct PreparedResponse: Sendable {
         delayMilliseconds = definition.delayMilliseconds
         dynamic = definition.dynamic
         websocket = definition.websocket
+        proxy = definition.proxy
         events = definition.events
         body = Payload(definition.body)
         var headers = definition.headers

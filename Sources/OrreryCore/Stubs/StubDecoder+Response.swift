@@ -98,6 +98,13 @@ extension StubDecoder {
                 response.template = template
             }
         }
+        if let proxy = node["proxy"] {
+            response.proxy = decodeProxy(proxy)
+            // The upstream answers: nothing else of a response applies, but for a delay before forwarding.
+            for member in members where member.key != "proxy" && member.key != "delay" {
+                fail(member.keyLine, "'proxy' forwards the request, so '\(member.key)' has no effect; leave it out")
+            }
+        }
         if let delay = node["delay"] { response.delay = decodeDelay(delay) }
         if let throttle = node["throttle"] { response.throttle = decodeThrottle(throttle) }
         if let fault = node["fault"] { response.fault = decodeFault(fault) }

@@ -39,7 +39,7 @@ public struct StubDecoder {
     static let responseKeys = [
         "status", "headers", "body", "json", "bodyFile", "delay", "encoding", "template", "throttle", "fault", "paginate",
         "websocket", "events", "keepOpen",
-        "trailers",
+        "trailers", "proxy",
     ]
     static let baseKeys = ["host", "path", "headers"]
     static let fileKeys = ["base", "stubs"]

@@ -47,9 +47,12 @@ extension WireMockConverter {
         if let parameters = node["transformerParameters"] {
             report(parameters, "\(path).transformerParameters", "transformer parameters are not supported", .skipped)
         }
-        for key in ["proxyBaseUrl", "additionalProxyRequestHeaders", "removeProxyRequestHeaders"] {
+        if let base = node["proxyBaseUrl"] {
+            return ConvertedResponse(node: proxy(node, base: base, path: path), setsContentType: false)
+        }
+        for key in ["additionalProxyRequestHeaders", "removeProxyRequestHeaders"] {
             if let value = node[key] {
-                report(value, "\(path).\(key)", "proxying from a mapping is not supported yet", .skipped)
+                report(value, "\(path).\(key)", "'\(key)' applies only beside 'proxyBaseUrl'", .skipped)
             }
         }
         let translator = HandlebarsCompiler(parameterNames: parameterNames)
@@ -112,6 +115,31 @@ extension WireMockConverter {
             }
         }
         return ConvertedResponse(node: .mapping(out, line: node.line), setsContentType: setsContentType)
+    }
+
+    /// A proxied response: forwarded to `proxyBaseUrl` with the request's path and query, as WireMock forwards it;
+    /// WireMock ignores the rest of such a response but for its delay.
+    private mutating func proxy(_ node: SourceNode, base: SourceNode, path: String) -> SourceNode {
+        var proxy: [(String, SourceNode)] = [("to", base)]
+        if let added = node["additionalProxyRequestHeaders"] {
+            if added.members != nil {
+                proxy.append(("addHeaders", added))
+            } else {
+                report(
+                    added, "\(path).additionalProxyRequestHeaders", "must be an object of header names to values",
+                    .skipped)
+            }
+        }
+        if let removed = node["removeProxyRequestHeaders"] {
+            if case .array = removed.value {
+                proxy.append(("removeHeaders", removed))
+            } else {
+                report(removed, "\(path).removeProxyRequestHeaders", "must be a list of header names", .skipped)
+            }
+        }
+        var out: [(String, SourceNode)] = [("proxy", .mapping(proxy, line: base.line))]
+        if let delay = delay(node, path: path) { out.append(("delay", delay)) }
+        return .mapping(out, line: node.line)
     }
 
     /// A header value, checked as Handlebars when the response is a template.

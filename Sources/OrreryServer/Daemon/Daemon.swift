@@ -111,15 +111,20 @@ public final class Daemon: Sendable {
         }
         let registry = self.registry
         let openAPI = try Self.loadOpenAPI(configuration, logger: logger)
+        let forwarderEnvironments =
+            try proxyEnvironments
+            ?? EnvironmentRegistry(
+                map: HostMap(configurations: []), statePath: configuration.environmentStatePath, override: nil,
+                persistsChoices: false)
         // This daemon's name in the Via of what it forwards: a request that comes back with it is a loop.
         let via = ProxyHeaders.requestVia(token: String(UInt32.random(in: 0x1000_0000...UInt32.max), radix: 16))
         server = try HTTPServer(configuration: configuration.http, onEvent: { event in Self.log(event, logger) }) {
             index, loop throws(EventError) in
-            let proxy = try proxyEnvironments.map { environments throws(EventError) in
-                ProxyForwarder(
-                    environments: environments, client: try UpstreamClient(loop: loop, configuration: configuration.upstream),
-                    serviceLogger: serviceLogger, logger: logger, recordBodyLimit: configuration.recordBodyLimit, via: via)
-            }
+            // Every loop has a forwarder: stubs with `proxy:` forward even when misses are not forwarded.
+            let proxy = ProxyForwarder(
+                environments: forwarderEnvironments,
+                client: try UpstreamClient(loop: loop, configuration: configuration.upstream),
+                serviceLogger: serviceLogger, logger: logger, recordBodyLimit: configuration.recordBodyLimit, via: via)
             let pipeline = Pipeline(
                 registry: registry, admin: admin, sessions: sessions, environments: proxyEnvironments, https: https,
                 isOffline: configuration.isOffline, templateBudget: configuration.templateBudget, via: via,

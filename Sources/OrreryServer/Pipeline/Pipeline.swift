@@ -102,8 +102,17 @@ final class Pipeline {
         if request.method == "CONNECT" { return tunnel(request) }
         let index = currentIndex
         if let entry = session.lookup(request, shared: index) {
-            return Self.answer(
-                request, scheme: scheme, from: entry, prepared: session.nextResponse(of: entry), budget: templateBudget)
+            let prepared = session.nextResponse(of: entry)
+            if isOffline, let target = prepared.proxy {
+                let source = entry.stub.location.map { "\($0)" } ?? "stub \(entry.stub.id)"
+                let message = "\(source) forwards to \(target.upstream.origin), and Orrery is offline (--offline)"
+                let failure = ErrorResponse(
+                    .Code502BadGateway, message: message, details: [("kind", .string("offline"))])
+                return .made(
+                    Response(failure, kind: "offline"),
+                    outcome: .proxied(environment: nil, upstream: target.upstream.origin, error: "offline"))
+            }
+            return Self.answer(request, scheme: scheme, from: entry, prepared: prepared, budget: templateBudget)
         }
         // A GraphQL batch no stub takes whole is answered operation by operation; a miss explains the first
         // operation no stub answers.
@@ -141,6 +150,11 @@ final class Pipeline {
     ) -> Reply {
         if let script = prepared.websocket { return .webSocket(entry, script, budget) }
         if let events = prepared.events { return .events(entry, prepared, events) }
+        if let target = prepared.proxy {
+            return .forward(
+                ProxyForwarder.Plan(
+                    upstream: target.upstream, stubTarget: target, delayMilliseconds: prepared.delayMilliseconds))
+        }
         guard let dynamic = prepared.dynamic else { return .stub(entry, prepared) }
         let outcome = JournalEntry.Outcome.stub(id: entry.stub.id, name: entry.stub.name, location: entry.stub.location)
         var generator = SystemRandomNumberGenerator()

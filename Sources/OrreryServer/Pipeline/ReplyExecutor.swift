@@ -40,6 +40,14 @@ struct ReplyExecutor {
             }
         case .forward(let plan):
             guard let proxy else { return }
+            if plan.delayMilliseconds > 0 {
+                var now = plan
+                now.delayMilliseconds = 0
+                exchange.responder.after(milliseconds: plan.delayMilliseconds) {
+                    carryOut(.forward(now), for: exchange)
+                }
+                return
+            }
             if WebSocketHandshake.isUpgrade(exchange.request) {
                 WebSocketRelay.start(plan, for: exchange, proxy: proxy, serviceLogger: serviceLogger)
                 return

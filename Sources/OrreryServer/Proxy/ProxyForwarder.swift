@@ -28,9 +28,13 @@ final class ProxyForwarder {
         self.via = via
     }
 
-    /// Where a request goes: the upstream the host map chose for it.
+    /// Where a request goes: the upstream the host map chose for it, or a stub's `proxy:` base URL.
     struct Plan {
         var upstream: Upstream
+        /// A stub's `proxy:`: the path before the request's, and the headers it adds and removes.
+        var stubTarget: ProxyTarget?
+        /// A stub's delay, waited before forwarding.
+        var delayMilliseconds = 0
     }
 
     /// The reply for a request no stub answered: forwarded when the host map gives it an upstream, a 502 when its
@@ -85,10 +89,24 @@ final class ProxyForwarder {
             }
             return (header.name, value)
         }
+        var headers = ProxyHeaders.upstreamRequest(
+            request.headers, upstream: upstream, clientAddress: responder.remoteAddress, injected: injected, via: via)
+        if let stubTarget = plan.stubTarget {
+            if ProxyHeaders.hasPassed(request.headers, entry: via) {
+                let message = "the request's Via shows it already passed this daemon (\(via))"
+                hooks.answered(
+                    Response(Self.loop(message), kind: "loopDetected"),
+                    .proxied(environment: nil, upstream: upstream.origin, error: "loopDetected"))
+                return
+            }
+            for name in stubTarget.removedHeaders {
+                headers.entries.removeAll { $0.name.equalsIgnoringASCIICase(name) }
+            }
+            for (name, value) in stubTarget.addedHeaders { headers.set(name, value) }
+        }
         let upstreamRequest = UpstreamRequest(
-            upstream: upstream, method: request.method, target: request.originForm,
-            headers: ProxyHeaders.upstreamRequest(
-                request.headers, upstream: upstream, clientAddress: responder.remoteAddress, injected: injected, via: via),
+            upstream: upstream, method: request.method,
+            target: plan.stubTarget?.target(for: request.originForm) ?? request.originForm, headers: headers,
             body: request.body)
         let relay = ProxyRelay(
             responder: responder, request: request, upstream: upstream, forwarder: self, captureLimit: captureLimit,
