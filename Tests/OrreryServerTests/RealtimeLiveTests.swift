@@ -295,6 +295,41 @@ struct RealtimeLiveTests {
     }
 
     @Test(
+        "A recorded event stream replays offline as an events stub, its events as far apart as they came",
+        .enabled(if: ClientProcess.isInstalled("python3")))
+    func recordedEvents() async throws {
+        let recordings = try RecordingLiveTests.recordingFolder()
+        defer { try? FileManager.default.removeItem(at: recordings) }
+        let upstream = try FixtureProcess.upstream(name: "prod")
+        let map = hostMap([("PROD", "127.0.0.1:\(upstream.port)", "http")])
+        try await LiveServer.with(files: ["config/hosts.json": map]) {
+            $0.recording = RecordingSettings(folder: recordings.path)
+        } _: { server in
+            _ = try Self.python("proxied-events", port: server.port, "/events?ms=300&count=3")
+            _ = try await server.request("POST", "/__admin/recordings/stop")
+        }
+        upstream.stop()
+        let file = recordings.appendingPathComponent("api.example.com/events.GET.yaml")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        #expect(text.contains("events:"))
+        #expect(!text.contains("body:"))
+        // No upstream now, and the daemon offline: the recording answers, with the upstream's pauses.
+        try await LiveServer.with(files: [:]) {
+            $0.isOffline = true
+            $0.recording = RecordingSettings(folder: recordings.path, mode: .none)
+        } _: { server in
+            let result = try Self.python("proxied-events", port: server.port, "/events?ms=300&count=3")
+            let raw = try #require(result["raw"] as? String)
+            #expect(raw.contains("id: 0\ndata: tick 0\n\n"))
+            #expect(raw.contains("id: 2\ndata: tick 2\n\n"))
+            let arrivals = try #require(result["arrivals"] as? [Double])
+            #expect(arrivals.count == 3)
+            // Recorded about 300 ms apart: replayed, the first and the last are at least that far apart.
+            if arrivals.count == 3 { #expect(arrivals[2] - arrivals[0] >= 450) }
+        }
+    }
+
+    @Test(
         "1,000 WebSockets open at once each get their own answers, and the daemon goes on serving",
         .enabled(if: hasWebsockets))
     func thousandSockets() async throws {
