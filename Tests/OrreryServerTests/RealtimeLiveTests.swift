@@ -295,6 +295,47 @@ struct RealtimeLiveTests {
     }
 
     @Test(
+        "Python's websockets client over wss:// on the TLS port: the script plays as on ws://, the close included",
+        .enabled(if: hasWebsockets))
+    func overTLS() async throws {
+        let script = """
+            import asyncio, json, socket, ssl, sys
+            import websockets
+
+            async def main():
+                context = ssl.create_default_context(cafile=sys.argv[2])
+                sock = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+                async with websockets.connect(
+                        "wss://api.example.test/chat", sock=sock, ssl=context, server_hostname="api.example.test",
+                        proxy=None, open_timeout=5) as ws:
+                    seen = [await asyncio.wait_for(ws.recv(), 5)]
+                    await ws.send("hello there")
+                    seen.append(await asyncio.wait_for(ws.recv(), 5))
+                    seen.append(await asyncio.wait_for(ws.recv(), 5))
+                    await ws.send("bye")
+                    seen.append(await asyncio.wait_for(ws.recv(), 5))
+                    try:
+                        await asyncio.wait_for(ws.recv(), 5)
+                        code = None
+                    except websockets.ConnectionClosed as closed:
+                        code = closed.rcvd.code
+                print(json.dumps({"seen": seen, "closeCode": code}))
+
+            asyncio.run(main())
+            """
+        try await HTTPSLiveTests.with(files: ["stubs/chat.yaml": Self.chat]) { server, ca in
+            let port = try #require(server.daemon.tlsPort)
+            let output = try ClientProcess.run("python3", ["-c", script, String(port), ca], timeout: 30)
+            let result = try #require(try JSONSerialization.jsonObject(with: output) as? [String: Any])
+            #expect(result["seen"] as? [String] == ["welcome", "you said hello there", "later", "see you"])
+            #expect(result["closeCode"] as? Int == 4000)
+            // The TLS port still answers HTTP once the socket is closed.
+            let health = try Curl.run(["-s", "--cacert", ca, "https://127.0.0.1:\(port)/__admin/health"])
+            #expect(health.contains("\"ok\""))
+        }
+    }
+
+    @Test(
         "A recorded event stream replays offline as an events stub, its events as far apart as they came",
         .enabled(if: ClientProcess.isInstalled("python3")))
     func recordedEvents() async throws {
