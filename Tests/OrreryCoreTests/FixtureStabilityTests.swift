@@ -22,6 +22,34 @@ struct FixtureStabilityTests {
         #expect(try #require(index.lookup(.make(target: "/t"))).response.body.bytes == Array(body.utf8))
     }
 
+    @Test("A recorded event stream is written as an events stub with the delays it came with, and loads as one")
+    func eventStream() throws {
+        let body = Array(
+            "id: 0\ndata: tick 0\n\n: keep-alive\n\nevent: score\r\ndata: {\"a\":1}\r\n\r\ndata: 42\n\n".utf8)
+        // Three reads: the first event, the comment and the second event, the third.
+        let reads = [(end: 20, milliseconds: 300), (end: 65, milliseconds: 650), (end: body.count, milliseconds: 900)]
+        let arrivals = EventStreamScript.arrivals(body, reads: reads)
+        #expect(arrivals == [300, 650, 900])
+        var exchange = FixtureFileTests.exchange(
+            "GET", "/events", headers: ["Content-Type": "text/event-stream"], body: body)
+        exchange.events = EventStreamScript.parse(body, arrivals: arrivals)
+        var file = FixtureFile(relativePath: "api.example.com/events.GET.yaml", comment: "test")
+        file.add(exchange)
+        let (text, _) = file.render()
+        #expect(text.contains("events:\n"))
+        #expect(!text.contains("body:"))
+        let (folder, index) = try FixtureFileTests.load([file])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let script = try #require(index.lookup(.make(target: "/events"))?.response.events)
+        #expect(!script.keepOpen)
+        #expect(
+            script.events == [
+                EventStreamScript.Event(data: "tick 0", id: "0", delayMilliseconds: 300),
+                EventStreamScript.Event(event: "score", data: #"{"a":1}"#, delayMilliseconds: 350),
+                EventStreamScript.Event(data: "42", delayMilliseconds: 250),
+            ])
+    }
+
     @Test("JSON that writing back would change (spaces, no content type) stays text", arguments: [
         (#"{"a": 1}"#, true), (#"{"a":1}"#, false),
     ])

@@ -295,6 +295,82 @@ struct RealtimeLiveTests {
     }
 
     @Test(
+        "Python's websockets client over wss:// on the TLS port: the script plays as on ws://, the close included",
+        .enabled(if: hasWebsockets))
+    func overTLS() async throws {
+        let script = """
+            import asyncio, json, socket, ssl, sys
+            import websockets
+
+            async def main():
+                context = ssl.create_default_context(cafile=sys.argv[2])
+                sock = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+                async with websockets.connect(
+                        "wss://api.example.test/chat", sock=sock, ssl=context, server_hostname="api.example.test",
+                        proxy=None, open_timeout=5) as ws:
+                    seen = [await asyncio.wait_for(ws.recv(), 5)]
+                    await ws.send("hello there")
+                    seen.append(await asyncio.wait_for(ws.recv(), 5))
+                    seen.append(await asyncio.wait_for(ws.recv(), 5))
+                    await ws.send("bye")
+                    seen.append(await asyncio.wait_for(ws.recv(), 5))
+                    try:
+                        await asyncio.wait_for(ws.recv(), 5)
+                        code = None
+                    except websockets.ConnectionClosed as closed:
+                        code = closed.rcvd.code
+                print(json.dumps({"seen": seen, "closeCode": code}))
+
+            asyncio.run(main())
+            """
+        try await HTTPSLiveTests.with(files: ["stubs/chat.yaml": Self.chat]) { server, ca in
+            let port = try #require(server.daemon.tlsPort)
+            let output = try ClientProcess.run("python3", ["-c", script, String(port), ca], timeout: 30)
+            let result = try #require(try JSONSerialization.jsonObject(with: output) as? [String: Any])
+            #expect(result["seen"] as? [String] == ["welcome", "you said hello there", "later", "see you"])
+            #expect(result["closeCode"] as? Int == 4000)
+            // The TLS port still answers HTTP once the socket is closed.
+            let health = try Curl.run(["-s", "--cacert", ca, "https://127.0.0.1:\(port)/__admin/health"])
+            #expect(health.contains("\"ok\""))
+        }
+    }
+
+    @Test(
+        "A recorded event stream replays offline as an events stub, its events as far apart as they came",
+        .enabled(if: ClientProcess.isInstalled("python3")))
+    func recordedEvents() async throws {
+        let recordings = try RecordingLiveTests.recordingFolder()
+        defer { try? FileManager.default.removeItem(at: recordings) }
+        let upstream = try FixtureProcess.upstream(name: "prod")
+        let map = hostMap([("PROD", "127.0.0.1:\(upstream.port)", "http")])
+        try await LiveServer.with(files: ["config/hosts.json": map]) {
+            $0.recording = RecordingSettings(folder: recordings.path)
+        } _: { server in
+            _ = try Self.python("proxied-events", port: server.port, "/events?ms=300&count=3")
+            _ = try await server.request("POST", "/__admin/recordings/stop")
+        }
+        upstream.stop()
+        let file = recordings.appendingPathComponent("api.example.com/events.GET.yaml")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        #expect(text.contains("events:"))
+        #expect(!text.contains("body:"))
+        // No upstream now, and the daemon offline: the recording answers, with the upstream's pauses.
+        try await LiveServer.with(files: [:]) {
+            $0.isOffline = true
+            $0.recording = RecordingSettings(folder: recordings.path, mode: .none)
+        } _: { server in
+            let result = try Self.python("proxied-events", port: server.port, "/events?ms=300&count=3")
+            let raw = try #require(result["raw"] as? String)
+            #expect(raw.contains("id: 0\ndata: tick 0\n\n"))
+            #expect(raw.contains("id: 2\ndata: tick 2\n\n"))
+            let arrivals = try #require(result["arrivals"] as? [Double])
+            #expect(arrivals.count == 3)
+            // Recorded about 300 ms apart: replayed, the first and the last are at least that far apart.
+            if arrivals.count == 3 { #expect(arrivals[2] - arrivals[0] >= 450) }
+        }
+    }
+
+    @Test(
         "1,000 WebSockets open at once each get their own answers, and the daemon goes on serving",
         .enabled(if: hasWebsockets))
     func thousandSockets() async throws {

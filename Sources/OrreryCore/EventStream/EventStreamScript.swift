@@ -50,6 +50,31 @@ public struct EventStreamScript: Sendable, Equatable {
     /// The whole stream's bytes, as the journal keeps them.
     public var encoded: [UInt8] { events.flatMap(\.encoded) }
 
+    /// When each event of a recorded body arrived, for `parse`: `reads` are the body's reads as they came, each
+    /// the body's size after it and its time (milliseconds since the head); an event arrived with the read that
+    /// brought its closing blank line. Lines and events are told apart as `parse` does, so the two agree.
+    public static func arrivals(_ body: [UInt8], reads: [(end: Int, milliseconds: Int)]) -> [Int] {
+        var arrivals: [Int] = []
+        var read = 0
+        var lineStart = 0
+        var hasField = false
+        for index in body.indices where body[index] == UInt8(ascii: "\n") {
+            var lineEnd = index
+            if lineEnd > lineStart, body[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
+            if lineEnd == lineStart {
+                if hasField {
+                    while read < reads.count, reads[read].end <= index { read += 1 }
+                    arrivals.append(read < reads.count ? reads[read].milliseconds : reads.last?.milliseconds ?? 0)
+                }
+                hasField = false
+            } else if body[lineStart] != UInt8(ascii: ":") {
+                hasField = true
+            }
+            lineStart = index + 1
+        }
+        return arrivals
+    }
+
     /// Reads a recorded `text/event-stream` body back into events, each given the delay it arrived after the one
     /// before it (`arrivals`, milliseconds since the head, one per event; missing ones count as 0).
     public static func parse(_ body: [UInt8], arrivals: [Int] = []) -> [Event] {

@@ -211,6 +211,10 @@ public struct FixtureFile: Sendable {
         var members: [(String, YAMLText.Value)] = [("status", .number(response.status))]
         if !response.headers.entries.isEmpty { members.append(("headers", .mapping(Self.grouped(response.headers)))) }
         members.append(("encoding", .scalar((response.encoding ?? .identity).rawValue)))
+        if let events = response.events {
+            members.append(("events", .list(events.map(Self.event))))
+            return (.mapping(members), nil)
+        }
         guard !response.body.isEmpty else { return (.mapping(members), nil) }
         if response.body.count <= Self.inlineBodyLimit, let json = Self.jsonBody(response) {
             members.append(("json", json))
@@ -226,6 +230,19 @@ public struct FixtureFile: Sendable {
             routeFile: relativePath, bytes: response.body, contentType: response.headers["Content-Type"])
         members.append(("bodyFile", .scalar(path)))
         return (.mapping(members), (path, response.body))
+    }
+
+    /// One recorded event as an `events` item: its fields, and its delay when it has one.
+    static func event(_ event: EventStreamScript.Event) -> YAMLText.Value {
+        var members: [(String, YAMLText.Value)] = []
+        if let name = event.event { members.append(("event", .scalar(name))) }
+        if let id = event.id { members.append(("id", .scalar(id))) }
+        if let retry = event.retry { members.append(("retry", .number(retry))) }
+        members.append(("data", .scalar(event.data)))
+        if event.delayMilliseconds > 0 {
+            members.append(("delay", .number(min(event.delayMilliseconds, Delay.maximumMilliseconds))))
+        }
+        return .mapping(members)
     }
 
     /// A JSON body as a `json:` tree when the loader, writing that tree back, gives the recorded bytes (compact

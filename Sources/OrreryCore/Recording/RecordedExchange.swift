@@ -25,6 +25,9 @@ public struct RecordedExchange: Sendable {
     public var responseBody: [UInt8]
     /// The coding the upstream used, applied again on replay for clients that accept it.
     public var encoding: ContentCoding?
+    /// A `text/event-stream` answer as its events, each with the delay it came after the one before it: the fixture
+    /// replays them as an `events` stub rather than one body.
+    public var events: [EventStreamScript.Event]?
     /// What redaction took out of the exchange, by kind and name (`JSON field password`), for the recording's
     /// summary.
     public var redactions: [String] = []
@@ -105,7 +108,8 @@ public struct RecordedExchange: Sendable {
 
     /// The response alone, to tell a repeat with the same answer from a new one.
     var response: RecordedResponse {
-        RecordedResponse(status: status, headers: responseHeaders, body: responseBody, encoding: encoding)
+        RecordedResponse(
+            status: status, headers: responseHeaders, body: responseBody, encoding: encoding, events: events)
     }
 }
 
@@ -115,4 +119,5 @@ struct RecordedResponse: Equatable {
     var headers: HTTPHeaders
     var body: [UInt8]
     var encoding: ContentCoding?
+    var events: [EventStreamScript.Event]?
 }

@@ -114,8 +114,8 @@ public struct Responder {
     }
 
     /// Answers with `head` (a `101 Switching Protocols`, ending with its blank line) and hands the connection over
-    /// to another protocol; `ready` gets it on this loop, or nil when the client has gone. Only a plain connection
-    /// can be handed over: false, and nothing sent, on a TLS one.
+    /// to another protocol; `ready` gets it on this loop, or nil when the client has gone. An HTTP/1.1 connection,
+    /// plain or TLS, can be handed over: false, and nothing sent, on an HTTP/2 one.
     public func upgrade(head: [UInt8], ready: @escaping (UpgradedConnection?) -> Void) -> Bool {
         connection.upgrade(number: number, head: head, ready: ready)
     }

@@ -671,28 +671,38 @@ final class ServerConnection {
 
     /// Answers request `number` with `head` and hands the connection over (see `Responder.upgrade`).
     func upgrade(number: Int, head: [UInt8], ready: @escaping (UpgradedConnection?) -> Void) -> Bool {
-        guard !isClosed, number == requestNumber, !isAnswered, tls == nil else { return false }
+        guard !isClosed, number == requestNumber, !isAnswered, http2 == nil else { return false }
         isAnswered = true
         worker.upgrade(self, head: head, ready: ready)
         return true
     }
 
-    /// The connection stops being HTTP (a `CONNECT` tunnel opened): returns the bufferevent, reading through it
-    /// from now on, and the bytes already received after the request. The connection is done.
-    func takeOver() -> (bufferevent: OpaquePointer, received: [UInt8])? {
-        guard !isClosed, tls == nil, let bufferevent else { return nil }
+    /// The connection stops being HTTP (a `CONNECT` tunnel opened, a WebSocket accepted): returns the bufferevent
+    /// to read and write through from now on (a TLS connection's OpenSSL one, which owns the socket's), and the
+    /// bytes already received after the request. The connection is done. A TLS connection is handed over only
+    /// when `tls` says the taker speaks through it (a tunnel relays raw bytes, and is not opened over TLS).
+    func takeOver(tls allowsTLS: Bool = false) -> (bufferevent: OpaquePointer, received: [UInt8])? {
+        guard !isClosed, allowsTLS || tls == nil, let layer = tls ?? bufferevent else { return nil }
         flush()
-        if !output.isEmpty, let buffer = bufferevent_get_output(bufferevent) { output.move(to: buffer) }
-        let received = machine.takeOver()
+        if !output.isEmpty, let buffer = bufferevent_get_output(layer) { output.move(to: buffer) }
+        var received = machine.takeOver()
+        // Decrypted bytes the machine did not ask for yet wait in the TLS input: they come after the request.
+        if tls != nil, let input = bufferevent_get_input(layer), evbuffer_get_length(input) > 0 {
+            let count = evbuffer_get_length(input)
+            var rest = [UInt8](repeating: 0, count: count)
+            let taken = rest.withUnsafeMutableBytes { evbuffer_remove(input, $0.baseAddress, count) }
+            received += rest.prefix(max(0, Int(taken)))
+        }
         isClosed = true
         if let readEvent { event_free(readEvent) }
         readEvent = nil
         if let timer { event_free(timer) }
         timer = nil
         self.bufferevent = nil
+        tls = nil
         worker.connectionClosed(self)
         closeObservers.forEach { $0() }
         closeObservers = []
-        return (bufferevent, received)
+        return (layer, received)
     }
 }

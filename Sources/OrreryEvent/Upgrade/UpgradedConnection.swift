@@ -124,7 +124,7 @@ extension ServerWorker {
         loop.schedule(afterMilliseconds: 0) { [self] in
             // Counted before the connection stops counting, so that the loop does not accept one more in between.
             upgradedCount += 1
-            guard let (bufferevent, received) = connection.takeOver() else {
+            guard let (bufferevent, received) = connection.takeOver(tls: true) else {
                 upgradedCount -= 1
                 ready(nil)
                 return

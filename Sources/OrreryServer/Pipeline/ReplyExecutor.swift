@@ -83,17 +83,17 @@ struct ReplyExecutor {
     /// `--record-body-limit`. The recorder's question costs one atomic load when no session is on.
     private func recording(
         _ request: HTTPRequest, _ plan: ProxyForwarder.Plan, proxy: ProxyForwarder, captureLimit: inout Int
-    ) -> ((_ status: Int, _ headers: HTTPHeaders, _ body: Payload, _ bodySize: Int) -> Void)? {
+    ) -> ProxyRelay.Hooks.Record? {
         let recorder = serviceLogger.recorder
         guard recorder.isRecording else { return nil }
         let target = proxy.recordingTarget(for: request, plan)
         guard let session = recorder.shouldRecord(request, host: target.host) else { return nil }
         let limit = proxy.recordBodyLimit
         captureLimit = max(captureLimit, limit)
-        return { status, headers, body, bodySize in
+        return { status, headers, body, bodySize, reads in
             recorder.record(
                 request, session: session, host: target.host, folder: target.folder, status: status, headers: headers,
-                body: body, bodySize: bodySize, bodyLimit: limit)
+                body: body, bodySize: bodySize, bodyLimit: limit, reads: reads)
         }
     }
 

@@ -23,8 +23,15 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
         var answered: (Response, JournalEntry.Outcome) -> Void
         /// A streamed answer ended (or was cut): journal it with `body` (its first bytes) and `bodySize`.
         var journal: (_ status: Int, _ headers: HTTPHeaders, _ body: Payload, _ bodySize: Int, JournalEntry.Outcome) -> Void
-        /// Record it (the body whole), or say why not (`bodySize` over what was kept).
-        var record: ((_ status: Int, _ headers: HTTPHeaders, _ body: Payload, _ bodySize: Int) -> Void)?
+        /// Record it (the body whole), or say why not (`bodySize` over what was kept); `reads` time the body's
+        /// reads for an event stream (empty for other answers).
+        var record: Record?
+
+        /// What records an answer: its head, its body (whole, or the first bytes) and the body's reads' timing.
+        typealias Record = (
+            _ status: Int, _ headers: HTTPHeaders, _ body: Payload, _ bodySize: Int,
+            _ reads: [(end: Int, milliseconds: Int)]
+        ) -> Void
     }
 
     private enum Stage {
@@ -47,6 +54,10 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
     /// The body as collected (whole, while collecting; its first `captureLimit` bytes once streaming).
     private var captured: [UInt8] = []
     private var bodySize = 0
+    /// For a recorded event stream: when its head came (uptime nanoseconds), and each read of the body kept, as
+    /// its end in the body and its milliseconds since the head, so that the recording keeps the events' timing.
+    private var headAt: UInt64?
+    private var reads: [(end: Int, milliseconds: Int)] = []
     /// The exchange, while it runs: to pause, resume and cancel it.
     private var exchange: UpstreamExchange?
 
@@ -71,6 +82,7 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
 
     func upstream(_ exchange: UpstreamExchange, receivedHead head: UpstreamResponseHead) {
         stage = .collecting(head, ProxyHeaders.clientResponse(head.headers))
+        if hooks.record != nil, Recorder.isEventStream(head.headers) { headAt = DispatchTime.now().uptimeNanoseconds }
         if let length = head.contentLength { captured.reserveCapacity(min(length, 64 * 1024)) }
     }
 
@@ -78,6 +90,9 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
         // Typed bytes: appending them is one memcpy, where raw ones would go a byte at a time.
         let bytes = UnsafeBufferPointer(start: raw.baseAddress?.assumingMemoryBound(to: UInt8.self), count: raw.count)
         bodySize += bytes.count
+        if let headAt, bodySize <= captureLimit {
+            reads.append((bodySize, Int((DispatchTime.now().uptimeNanoseconds - headAt) / 1_000_000)))
+        }
         switch stage {
         case .collecting:
             captured.append(contentsOf: bytes)
@@ -131,7 +146,7 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
             if let record = hooks.record {
                 var recorded = headers
                 if let length { recorded.add("Content-Length", String(length)) }
-                record(head.status, recorded, body, body.count)
+                record(head.status, recorded, body, body.count, reads)
             }
             forwarder.relayed(request, upstream, status: head.status, bodySize: body.count, streamed: false)
             hooks.answered(
@@ -139,7 +154,7 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
                 outcome(error: nil))
         case .streaming(let stream, let head, let headers):
             let body = Payload(captured)
-            hooks.record?(head.status, headers, body, bodySize)
+            hooks.record?(head.status, headers, body, bodySize, reads)
             hooks.journal(head.status, headers, body, bodySize, outcome(error: nil))
             forwarder.relayed(request, upstream, status: head.status, bodySize: bodySize, streamed: true)
             stream.finish()
@@ -190,5 +205,6 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
         stage = .done
         exchange = nil
         captured = []
+        reads = []
     }
 }

@@ -35,7 +35,7 @@ final class WebSocketStubSession: UpgradedConnectionHandler {
     }
 
     /// Accepts the upgrade `exchange` asks for and plays `script` on it; a request that is not a valid opening
-    /// handshake, or one over TLS, gets an error answer instead.
+    /// handshake, or one over HTTP/2, gets an error answer instead.
     static func start(
         _ script: WebSocketScript, of entry: IndexedStub, for exchange: Exchange, serviceLogger: NetworkServiceLogger,
         budget: TemplateBudget
@@ -58,7 +58,7 @@ final class WebSocketStubSession: UpgradedConnectionHandler {
         }
         if !accepted {
             let message =
-                "WebSocket stubs are served over plain HTTP/1.1 (ws://); this connection cannot be handed over."
+                "WebSocket stubs are served over HTTP/1.1 (ws://, wss://); this connection cannot be handed over."
             refuse(.Code501NotImplemented, message, outcome: outcome, for: exchange, serviceLogger: serviceLogger)
         }
     }

@@ -247,9 +247,11 @@ final class Recorder: Sendable {
     /// - Parameters:
     ///   - bodySize: the whole body's size; over `body`'s (the relay kept only the first bytes) or over `bodyLimit`
     ///     (`--record-body-limit`), the exchange is not written, and the log says why.
+    ///   - reads: when the body came in reads, each one's end in the body and its time (milliseconds since the
+    ///     head): an event stream is then written as an `events` stub with the delays it came with.
     func record(
         _ request: HTTPRequest, session: Int, host: String?, folder: String, status: Int, headers: HTTPHeaders,
-        body: Payload, bodySize: Int? = nil, bodyLimit: Int = .max
+        body: Payload, bodySize: Int? = nil, bodyLimit: Int = .max, reads: [(end: Int, milliseconds: Int)] = []
     ) {
         let size = bodySize ?? body.count
         guard size <= body.count, size <= bodyLimit else {
@@ -304,9 +306,13 @@ final class Recorder: Sendable {
                 // Taken out and put back, so that the file's episodes are not copied for the write.
                 slot = nil
                 defer { slot = current }
-                let exchange = RecordedExchange.redacted(
+                var exchange = RecordedExchange.redacted(
                     request: request, host: host, folder: folder, matchHeaders: current.writer.matchHeaders,
                     status: status, responseHeaders: headers, decodedBody: decoded, encoding: coding, redactor: redactor)
+                if coding == nil, Self.isEventStream(headers) {
+                    let arrivals = EventStreamScript.arrivals(body.bytes, reads: reads)
+                    exchange.events = EventStreamScript.parse(exchange.responseBody, arrivals: arrivals)
+                }
                 redactions = exchange.redactions
                 do {
                     return .success(try current.writer.write(exchange))
@@ -338,6 +344,13 @@ final class Recorder: Sendable {
                 break
             }
         }
+    }
+
+    /// Whether an answer is a server-sent event stream (`text/event-stream`, any parameters).
+    static func isEventStream(_ headers: HTTPHeaders) -> Bool {
+        guard let type = headers["Content-Type"] else { return false }
+        let media = type.split(separator: ";", maxSplits: 1).first ?? ""
+        return media.trimmingCharacters(in: .whitespaces).lowercased() == "text/event-stream"
     }
 
     /// Writes a whole fixture file of its own (a recorded WebSocket's stub) at `relativePath` in `session`'s folder,
