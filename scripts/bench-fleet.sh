@@ -7,7 +7,7 @@
 #   3. a replica's memory (VmRSS) idle, and after a load with the journal on: the Kubernetes manifests' figures.
 # Everything binds 127.0.0.1 on ports the system picks, and stops by itself.
 #
-#   scripts/bench-fleet.sh                 # REQUESTS=20000 WRK_DURATION=5s by default
+#   scripts/bench-fleet.sh                 # REQUESTS=20000 WRK_DURATION=5s by default; ORRERY_BIN skips the build
 set -euo pipefail
 cd "$(dirname "$0")/.."
 REQUESTS=${REQUESTS:-20000}
@@ -18,7 +18,7 @@ for tool in valgrind wrk nginx python3 taskset; do
     command -v "$tool" >/dev/null || [[ -x /usr/sbin/$tool ]] || { echo "bench-fleet: $tool is not installed" >&2; exit 1; }
 done
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
-BINARY=$(scripts/build-release.sh)
+BINARY=${ORRERY_BIN:-$(scripts/build-release.sh)}
 WORK=$(mktemp -d)
 PIDS=()
 cleanup() {
