@@ -62,7 +62,8 @@ for _ in range(count):
 PY
 }
 
-# Instructions the daemon ran for REQUESTS answers: the total after a warm-up, subtracted from the total after.
+# Instructions the daemon ran for REQUESTS answers. Each callgrind dump holds what ran since the one before (the
+# counters are zeroed at a dump), so the second dump holds the measured requests alone, without start-up or warm-up.
 instructions_per_answer() {
     local name=$1
     shift
@@ -70,14 +71,13 @@ instructions_per_answer() {
     read -r pid port < <(start_daemon "$name" taskset -c 0 valgrind --tool=callgrind --callgrind-out-file="$WORK/$name.cg" "$WORK/orrery")
     requests "$port" 2000
     callgrind_control -d "$pid" >/dev/null 2>&1
-    local before after
-    before=$(grep -h '^totals:\|^summary:' "$WORK/$name.cg".* | tail -1 | awk '{print $2}')
     requests "$port" "$REQUESTS"
     callgrind_control -d "$pid" >/dev/null 2>&1
-    after=$(grep -h '^totals:\|^summary:' "$WORK/$name.cg".* | sort -k2 -n | tail -1 | awk '{print $2}')
+    local measured
+    measured=$(grep -h '^totals:\|^summary:' "$(ls -v "$WORK/$name.cg".* | tail -1)" | tail -1 | awk '{print $2}')
     kill "$pid"
     wait "$pid" 2>/dev/null || true
-    echo $(((after - before) / REQUESTS))
+    echo $((measured / REQUESTS))
 }
 
 on=$(instructions_per_answer metrics-on)
