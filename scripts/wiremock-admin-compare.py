@@ -69,6 +69,12 @@ SEQUENCE = [
     ("GET", "/__admin/settings", None, "status"),
     ("POST", "/__admin/settings", {"fixedDelay": 0}, "status"),
     ("GET", "/__admin/recordings/status", None, "json"),
+    # Started and stopped with no miss in between: nothing is forwarded, so neither needs the target to answer.
+    ("POST", "/__admin/recordings/start", {"targetBaseUrl": "http://127.0.0.1:9"}, "json"),
+    ("GET", "/__admin/recordings/status", None, "json"),
+    ("POST", "/__admin/recordings/stop", None, "json"),
+    ("GET", "/__admin/recordings/status", None, "json"),
+    ("POST", "/__admin/recordings/stop", None, "status"),
     ("POST", "/__admin/requests/remove", {"method": "GET", "url": "/missing?q=1"}, "json"),
     ("POST", "/__admin/mappings/remove-by-metadata", {"matchesJsonPath": {"expression": "$.team", "equalTo": "orders"}}, "json"),
     ("DELETE", f"/__admin/mappings/{A}", None, "json"),

@@ -86,4 +86,49 @@ struct WireMockProxyLiveTests {
             #expect(result.text.contains("offline"))
         }
     }
+
+    @Test("recordings/start forwards a WireMock session's misses to targetBaseUrl; stop returns and adds the mappings")
+    func recordingToTargetBaseURL() async throws {
+        let prod = try FixtureProcess.upstream(name: "prod")
+        try await LiveServer.with(files: [:], configure: { $0.allowsMissingStubsFolder = true }) {
+            (server: LiveServer) async throws in
+            let created = try await server.request("POST", "/__admin/sessions", body: Data(#"{"wiremock": true}"#.utf8))
+            let url = try #require(try created.json()["url"] as? String)
+            func status() async throws -> String? {
+                try await HTTPClient.request("GET", url + "/__admin/recordings/status").json()["status"] as? String
+            }
+            #expect(try await status() == "NeverStarted")
+            let refused = try await HTTPClient.request(
+                "POST", url + "/__admin/recordings/start", body: Data(#"{"targetBaseUrl": "ftp://x"}"#.utf8))
+            #expect(refused.status == 422, "\(refused.text)")
+            let start = #"{"targetBaseUrl": "http://127.0.0.1:\#(prod.port)"}"#
+            let started = try await HTTPClient.request(
+                "POST", url + "/__admin/recordings/start", body: Data(start.utf8))
+            #expect(started.status == 200, "\(started.text)")
+            #expect(try await status() == "Recording")
+            let first = try await HTTPClient.request("GET", url + "/rec/json?q=1")
+            #expect(first.status == 200, "\(first.text)")
+            #expect(first.text.contains("Ada"))
+            #expect(try await HTTPClient.request("GET", url + "/rec/text").status == 200)
+
+            let stopped = try await HTTPClient.request("POST", url + "/__admin/recordings/stop")
+            #expect(stopped.status == 200, "\(stopped.text)")
+            let mappings = try #require(try stopped.json()["mappings"] as? [[String: Any]])
+            let urls = mappings.compactMap { ($0["request"] as? [String: Any])?["url"] as? String }
+            #expect(urls == ["/rec/json?q=1", "/rec/text"])
+            #expect(try await status() == "Stopped")
+            let listed = try await HTTPClient.request("GET", url + "/__admin/mappings").json()
+            #expect(listed["meta"] as? [String: Any] != nil)
+            #expect((listed["mappings"] as? [Any])?.count == 2)
+
+            // The upstream gone, the recorded mappings answer; what was not recorded is a miss again.
+            prod.stop()
+            let replayed = try await HTTPClient.request("GET", url + "/rec/json?q=1")
+            #expect(replayed.status == 200, "\(replayed.text)")
+            #expect(replayed.text == first.text)
+            #expect(replayed.header("Content-Type") == "application/json")
+            #expect(try await HTTPClient.request("GET", url + "/rec/other").status == 404)
+            #expect(try await HTTPClient.request("POST", url + "/__admin/recordings/stop").status == 400)
+        }
+    }
 }

@@ -123,6 +123,9 @@ final class Pipeline {
         case nil: break
         }
         if let openAPI, let answer = openAPI.answer(request) { return .openAPI(answer) }
+        if speaksWireMock, let target = session.wireMockRecording.target {
+            return recordingForward(target)
+        }
         if let environments, let plan = ProxyForwarder.plan(request, environments: environments, via: via) { return plan }
         if let openAPI { return .openAPI(openAPI.notFound(request)) }
         if request.path == "/favicon.ico", request.method == "GET" || request.method == "HEAD" {
@@ -138,6 +141,17 @@ final class Pipeline {
         }
         let miss = Self.notFound(request, nearMisses: nearMisses, closest: closest, offline: isOffline)
         return .made(Response(miss), outcome: .unmatched(closestStubs: closest))
+    }
+
+    /// A miss on a WireMock port that records (`recordings/start`): forwarded to the recording's target, or a
+    /// 502 that says why when Orrery is offline.
+    private func recordingForward(_ target: ProxyTarget) -> Reply {
+        guard isOffline else { return .forward(ProxyForwarder.Plan(upstream: target.upstream, stubTarget: target)) }
+        let message = "the recording forwards to \(target.upstream.origin), and Orrery is offline (--offline)"
+        let failure = ErrorResponse(.Code502BadGateway, message: message, details: [("kind", .string("offline"))])
+        return .made(
+            Response(failure, kind: "offline"),
+            outcome: .proxied(environment: nil, upstream: target.upstream.origin, error: "offline"))
     }
 
     // MARK: - Stub answers

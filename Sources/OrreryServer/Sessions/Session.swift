@@ -20,6 +20,8 @@ final class Session: Sendable {
     let speaksWireMock: Bool
     /// The mappings posted to it through WireMock's admin API, as they were posted.
     let wireMockMappings = WireMockMappings()
+    /// `POST /__admin/recordings/start` on its WireMock port: where its misses are forwarded while it records.
+    let wireMockRecording = WireMockRecording()
 
     init(id: String?, name: String?, port: Int, tag: Int, journal: Journal, speaksWireMock: Bool = false) {
         self.id = id

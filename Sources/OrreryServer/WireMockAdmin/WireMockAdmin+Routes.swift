@@ -104,9 +104,13 @@ extension WireMockAdmin {
         },
         WireMockRoute("POST", "/__admin/shutdown") { admin, call in admin.shutDown(session: call.session) },
 
-        WireMockRoute("POST", "/__admin/recordings/start") { admin, call in admin.startRecording(call.request) },
+        WireMockRoute("POST", "/__admin/recordings/start") { admin, call in
+            admin.startRecording(call.request, session: call.session)
+        },
         WireMockRoute("POST", "/__admin/recordings/stop") { admin, call in admin.stopRecording(session: call.session) },
-        WireMockRoute("GET", "/__admin/recordings/status") { admin, _ in admin.recordingStatus() },
+        WireMockRoute("GET", "/__admin/recordings/status") { admin, call in
+            admin.recordingStatus(session: call.session)
+        },
         WireMockRoute("POST", "/__admin/recordings/snapshot") { admin, call in
             admin.snapshot(call.request, session: call.session)
         },

@@ -96,22 +96,58 @@ extension WireMockAdmin {
 
     // MARK: - Recordings
 
-    /// Orrery records what its host map forwards (`POST /__admin/recordings/start` on the daemon's port); a
-    /// WireMock recording to a `targetBaseUrl` is not taken, and says so.
-    func startRecording(_ request: HTTPRequest) -> AdminReply {
-        WireMockShapes.errors(
-            422, title: "Recording to a targetBaseUrl is not supported",
-            details: [
-                "Orrery forwards to the upstreams of its host map (config/hosts.json): send the traffic through this port with a host map, then POST /__admin/recordings/snapshot turns the forwarded exchanges into mappings; or record fixture files with POST /__admin/recordings/start on the daemon's own port."
-            ])
+    /// `POST /__admin/recordings/start`: from now on, what no mapping of the session answers on this port is
+    /// forwarded to `targetBaseUrl`, and `recordings/stop` makes mappings of those exchanges. Options Orrery does not
+    /// honour are refused by name rather than ignored.
+    func startRecording(_ request: HTTPRequest, session: Session) -> AdminReply {
+        guard let options = try? JSONValue.parse(request.body), case .object(let members) = options else {
+            return WireMockShapes.errors(
+                422, title: "The recording specification must be a JSON object",
+                details: [#"send {"targetBaseUrl": "http://host:port"}"#])
+        }
+        let honoured = ["targetBaseUrl", "persist"]
+        // A client may send the options it does not set as null: only a value asks for something.
+        let asked = members.filter { if case .null = $0.1 { false } else { true } }
+        if let other = asked.first(where: { !honoured.contains($0.0) }) {
+            return WireMockShapes.errors(
+                422, title: "Recording option '\(other.0)' is not supported",
+                details: [
+                    "Orrery records with targetBaseUrl and persist only; the option would change what is recorded"
+                ],
+                pointers: ["/\(other.0)"])
+        }
+        guard let url = options["targetBaseUrl"]?.stringValue else {
+            return WireMockShapes.errors(
+                422, title: "targetBaseUrl is required",
+                details: [
+                    "Orrery records by forwarding this port's misses to targetBaseUrl; to turn exchanges forwarded by the host map into mappings, POST /__admin/recordings/snapshot"
+                ],
+                pointers: ["/targetBaseUrl"])
+        }
+        guard let target = ProxyTarget(baseURL: url) else {
+            return WireMockShapes.errors(
+                422, title: "targetBaseUrl must be an http:// or https:// URL with a host, not '\(url)'",
+                pointers: ["/targetBaseUrl"])
+        }
+        let persists = options["persist"]?.boolValue ?? true
+        session.wireMockRecording.start(WireMockRecording.Run(target: target, startedAt: Date(), persists: persists))
+        return WireMockShapes.emptyObject()
     }
 
+    /// `POST /__admin/recordings/stop`: the exchanges forwarded since `start` as mappings, added unless the
+    /// recording was started with `"persist": false`.
     func stopRecording(session: Session) -> AdminReply {
-        snapshot(nil, session: session)
+        guard let run = session.wireMockRecording.stop() else {
+            return WireMockShapes.errors(400, title: "Not currently recording.")
+        }
+        return mappings(fromForwardedSince: run.startedAt, persists: run.persists, session: session)
     }
 
-    func recordingStatus() -> AdminReply {
-        .json(.object([("status", .string(api.serviceLogger.recorder.isRecording ? "Recording" : "NeverStarted"))]))
+    /// `GET /__admin/recordings/status`: the session's recording; `Recording` too while the daemon records fixtures.
+    func recordingStatus(session: Session) -> AdminReply {
+        var status = session.wireMockRecording.status
+        if status == .neverStarted, api.serviceLogger.recorder.isRecording { status = .recording }
+        return .json(.object([("status", .string(status.rawValue))]))
     }
 
     /// `POST /__admin/recordings/snapshot`: the forwarded exchanges of the session's journal as mappings, added to
@@ -119,10 +155,17 @@ extension WireMockAdmin {
     func snapshot(_ request: HTTPRequest?, session: Session) -> AdminReply {
         let options = request.flatMap { try? JSONValue.parse($0.body) }
         let persists = options?["persist"]?.boolValue ?? true
+        return mappings(fromForwardedSince: nil, persists: persists, session: session)
+    }
+
+    /// The session journal's forwarded exchanges (since `start` when given), one mapping per method and URL, the
+    /// first answer kept; added to the session when `persists`.
+    private func mappings(fromForwardedSince start: Date?, persists: Bool, session: Session) -> AdminReply {
         var made: [JSONValue] = []
         var seen = Set<String>()
         for entry in session.journal.newestFirst().reversed() {
             guard case .proxied(_, _, nil) = entry.outcome else { continue }
+            if let start, entry.startedAt < start { continue }
             let key = entry.request.method + " " + entry.request.pathAndQuery
             guard seen.insert(key).inserted else { continue }
             let body = entry.response.body.withUnsafeBytes { Array($0) }
