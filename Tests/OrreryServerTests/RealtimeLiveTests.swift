@@ -336,6 +336,61 @@ struct RealtimeLiveTests {
     }
 
     @Test(
+        "Python's websockets client inside an intercepted CONNECT: the stub answers over the tunnel's TLS, journaled",
+        .enabled(if: hasWebsockets))
+    func insideInterceptedConnect() async throws {
+        let script = """
+            import asyncio, json, socket, ssl, sys
+            import websockets
+
+            async def main():
+                context = ssl.create_default_context(cafile=sys.argv[2])
+                sock = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+                sock.sendall(b"CONNECT api.example.test:443 HTTP/1.1\\r\\nHost: api.example.test:443\\r\\n\\r\\n")
+                head = b""
+                while b"\\r\\n\\r\\n" not in head:
+                    chunk = sock.recv(1)
+                    if not chunk:
+                        break
+                    head += chunk
+                status = int(head.split(b" ")[1])
+                async with websockets.connect(
+                        "wss://api.example.test/chat", sock=sock, ssl=context, server_hostname="api.example.test",
+                        proxy=None, open_timeout=5) as ws:
+                    seen = [await asyncio.wait_for(ws.recv(), 5)]
+                    await ws.send(json.dumps({"type": "ping"}))
+                    seen.append(await asyncio.wait_for(ws.recv(), 5))
+                    await ws.send("bye")
+                    seen.append(await asyncio.wait_for(ws.recv(), 5))
+                    try:
+                        await asyncio.wait_for(ws.recv(), 5)
+                        code = None
+                    except websockets.ConnectionClosed as closed:
+                        code = closed.rcvd.code
+                print(json.dumps({"connect": status, "seen": seen, "closeCode": code}))
+
+            asyncio.run(main())
+            """
+        let intercepting: (inout DaemonConfiguration, URL) -> Void = { configuration, _ in
+            configuration.interceptsEveryConnect = true
+        }
+        try await HTTPSLiveTests.with(files: ["stubs/chat.yaml": Self.chat], configure: intercepting) { server, ca in
+            let output = try ClientProcess.run("python3", ["-c", script, String(server.port), ca], timeout: 30)
+            let result = try #require(try JSONSerialization.jsonObject(with: output) as? [String: Any])
+            #expect(result["connect"] as? Int == 200)
+            #expect(result["seen"] as? [String] == ["welcome", #"{"type":"pong"}"#, "see you"])
+            #expect(result["closeCode"] as? Int == 4000)
+            // Journaled as an intercepted request is: its URL absolute, the 101 and the messages.
+            let journal = try await Self.journal(server)
+            let entry = try #require(journal.first { "\($0)".contains("/chat") }, "\(journal)")
+            #expect("\(entry)".contains("https://api.example.test/chat"), "\(entry)")
+            #expect((entry["response"] as? [String: Any])?["status"] as? Int == 101)
+            let messages = try #require(entry["messages"] as? [[String: Any]])
+            #expect(messages.contains { $0["text"] as? String == "bye" && $0["direction"] as? String == "client" })
+        }
+    }
+
+    @Test(
         "A recorded event stream replays offline as an events stub, its events as far apart as they came",
         .enabled(if: ClientProcess.isInstalled("python3")))
     func recordedEvents() async throws {

@@ -48,10 +48,15 @@ public final class UpgradedConnection {
         }
     }
 
-    /// Bytes queued and not yet written to the socket.
+    /// Bytes queued and not yet written to the socket: an intercepted tunnel's TLS filter hands its output on
+    /// encrypted to the bufferevent beneath it at once, so what waits there counts too.
     public var queuedBytes: Int {
         guard let bufferevent, let output = bufferevent_get_output(bufferevent) else { return 0 }
-        return evbuffer_get_length(output)
+        var queued = evbuffer_get_length(output)
+        if let underlying = bufferevent_get_underlying(bufferevent), let beneath = bufferevent_get_output(underlying) {
+            queued += evbuffer_get_length(beneath)
+        }
+        return queued
     }
 
     /// Writes `bytes`; false (and the connection closed) when the client has gone or leaves too much unread.
@@ -71,7 +76,24 @@ public final class UpgradedConnection {
         guard !isClosed, !isClosingAfterWrite, let bufferevent else { return }
         isClosingAfterWrite = true
         bufferevent_disable(bufferevent, Int16(EV_READ))
-        if queuedBytes == 0 { close() }
+        closeOnceWritten(checksLeft: Self.closeChecks)
+    }
+
+    /// How many times, 10 ms apart, a closing connection looks for its output written before it closes anyway.
+    private static let closeChecks = 200
+
+    /// Closes once the output has reached the socket. A filter's write callback does not hear when the bufferevent
+    /// beneath it drains, so that one is looked at every 10 ms, for at most `checksLeft` times.
+    private func closeOnceWritten(checksLeft: Int) {
+        guard !isClosed else { return }
+        if queuedBytes == 0 || checksLeft == 0 {
+            close()
+            return
+        }
+        guard let bufferevent, bufferevent_get_underlying(bufferevent) != nil else { return }
+        worker.loop.schedule(afterMilliseconds: 10) { [weak self] in
+            self?.closeOnceWritten(checksLeft: checksLeft - 1)
+        }
     }
 
     /// Closes now; libevent's objects are freed once the current callback has returned.
