@@ -388,33 +388,8 @@ extension WireMockConverter {
     /// `matchesXPath`: an expression, or `{expression, equalTo/contains/matches}` (a sub-matcher on the selected
     /// nodes' text).
     private mutating func xPathPattern(_ node: SourceNode, path: String) -> SourceNode? {
-        let expression: String
-        var condition: (String, SourceNode)?
-        if let text = node.stringValue {
-            expression = text
-        } else if let text = node["expression"]?.stringValue, let members = node.members {
-            expression = text
-            let rest = members.filter { $0.key != "expression" }
-            if let member = rest.first {
-                guard rest.count == 1, let value = member.value.scalarText else {
-                    report(node, path, "expected one matcher with a text value beside 'expression'", .skipped)
-                    return nil
-                }
-                switch member.key {
-                case "equalTo": condition = ("equalTo", .text(value, line: member.value.line))
-                case "contains": condition = ("contains", .text(value, line: member.value.line))
-                case "matches": condition = ("matches", .text(WireMockRegex.whole(value), line: member.value.line))
-                default:
-                    report(
-                        member.value, "\(path).\(member.key)", "'\(member.key)' beside an XPath is not supported",
-                        .skipped)
-                    return nil
-                }
-            }
-        } else {
-            report(node, path, "'matchesXPath' must be an expression or { expression, matcher }", .skipped)
-            return nil
-        }
+        guard let (expression, condition) = pathExpression(node, path: path, matcher: "matchesXPath", kind: "an XPath")
+        else { return nil }
         do {
             _ = try XPath(expression)
         } catch {
@@ -427,31 +402,10 @@ extension WireMockConverter {
     }
 
     private mutating func jsonPathPattern(_ node: SourceNode, path: String) -> SourceNode? {
-        let expression: String
-        var condition: (String, SourceNode)?
-        if let text = node.stringValue {
-            expression = text
-        } else if let text = node["expression"]?.stringValue, let members = node.members {
-            expression = text
-            let rest = members.filter { $0.key != "expression" }
-            if let member = rest.first {
-                guard rest.count == 1, let value = member.value.scalarText else {
-                    report(node, path, "expected one matcher with a text value beside 'expression'", .skipped)
-                    return nil
-                }
-                switch member.key {
-                case "equalTo": condition = ("equalTo", .text(value, line: member.value.line))
-                case "contains": condition = ("contains", .text(value, line: member.value.line))
-                case "matches": condition = ("matches", .text(WireMockRegex.whole(value), line: member.value.line))
-                default:
-                    report(member.value, "\(path).\(member.key)", "'\(member.key)' beside a JSONPath is not supported", .skipped)
-                    return nil
-                }
-            }
-        } else {
-            report(node, path, "'matchesJsonPath' must be an expression or { expression, matcher }", .skipped)
-            return nil
-        }
+        guard
+            let (expression, condition) = pathExpression(
+                node, path: path, matcher: "matchesJsonPath", kind: "a JSONPath")
+        else { return nil }
         do {
             _ = try JSONPath(expression)
         } catch {
@@ -461,5 +415,32 @@ extension WireMockConverter {
         var out: [(String, SourceNode)] = [("jsonPath", .text(expression, line: node.line))]
         if let condition { out.append(condition) }
         return .mapping(out, line: node.line)
+    }
+
+    /// The expression of `matchesXPath`/`matchesJsonPath` and its sub-matcher: an expression alone, or
+    /// `{expression, equalTo/contains/matches}` (the sub-matcher applies to what the expression selects). Nil, with
+    /// the reason reported, for any other shape.
+    private mutating func pathExpression(
+        _ node: SourceNode, path: String, matcher: String, kind: String
+    ) -> (String, (String, SourceNode)?)? {
+        if let text = node.stringValue { return (text, nil) }
+        guard let expression = node["expression"]?.stringValue, let members = node.members else {
+            report(node, path, "'\(matcher)' must be an expression or { expression, matcher }", .skipped)
+            return nil
+        }
+        let rest = members.filter { $0.key != "expression" }
+        guard let member = rest.first else { return (expression, nil) }
+        guard rest.count == 1, let value = member.value.scalarText else {
+            report(node, path, "expected one matcher with a text value beside 'expression'", .skipped)
+            return nil
+        }
+        switch member.key {
+        case "equalTo": return (expression, ("equalTo", .text(value, line: member.value.line)))
+        case "contains": return (expression, ("contains", .text(value, line: member.value.line)))
+        case "matches": return (expression, ("matches", .text(WireMockRegex.whole(value), line: member.value.line)))
+        default:
+            report(member.value, "\(path).\(member.key)", "'\(member.key)' beside \(kind) is not supported", .skipped)
+            return nil
+        }
     }
 }

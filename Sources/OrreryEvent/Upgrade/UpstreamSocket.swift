@@ -100,10 +100,8 @@ public final class UpstreamSocket {
 
     func readable() {
         guard !isClosed, let bufferevent, let input = bufferevent_get_input(bufferevent) else { return }
-        let count = evbuffer_get_length(input)
-        guard count > 0 else { return }
-        var bytes = [UInt8](repeating: 0, count: count)
-        _ = bytes.withUnsafeMutableBytes { evbuffer_remove(input, $0.baseAddress, count) }
+        let bytes = EvbufferBytes.takeAll(input)
+        guard !bytes.isEmpty else { return }
         handler?.upstreamSocket(self, received: bytes)
     }
 

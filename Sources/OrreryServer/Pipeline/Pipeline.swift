@@ -105,12 +105,7 @@ final class Pipeline {
             let prepared = session.nextResponse(of: entry)
             if isOffline, let target = prepared.proxy {
                 let source = entry.stub.location.map { "\($0)" } ?? "stub \(entry.stub.id)"
-                let message = "\(source) forwards to \(target.upstream.origin), and Orrery is offline (--offline)"
-                let failure = ErrorResponse(
-                    .Code502BadGateway, message: message, details: [("kind", .string("offline"))])
-                return .made(
-                    Response(failure, kind: "offline"),
-                    outcome: .proxied(environment: nil, upstream: target.upstream.origin, error: "offline"))
+                return Self.offline(source, forwardingTo: target)
             }
             return Self.answer(request, scheme: scheme, from: entry, prepared: prepared, budget: templateBudget)
         }
@@ -147,7 +142,12 @@ final class Pipeline {
     /// 502 that says why when Orrery is offline.
     private func recordingForward(_ target: ProxyTarget) -> Reply {
         guard isOffline else { return .forward(ProxyForwarder.Plan(upstream: target.upstream, stubTarget: target)) }
-        let message = "the recording forwards to \(target.upstream.origin), and Orrery is offline (--offline)"
+        return Self.offline("the recording", forwardingTo: target)
+    }
+
+    /// The 502 for a forward to an explicit target (a `proxy:` stub, a WireMock recording) under `--offline`.
+    private static func offline(_ source: String, forwardingTo target: ProxyTarget) -> Reply {
+        let message = "\(source) forwards to \(target.upstream.origin), and Orrery is offline (--offline)"
         let failure = ErrorResponse(.Code502BadGateway, message: message, details: [("kind", .string("offline"))])
         return .made(
             Response(failure, kind: "offline"),
