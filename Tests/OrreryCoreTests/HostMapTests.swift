@@ -105,6 +105,41 @@ struct HostMapDecoderTests {
         #expect(loaded.errors == ["7: 'host' is required"])
     }
 
+    @Test("\"http2\": true makes a plain host h2c, pooled apart; on an https host ALPN decides; not a bool is an error")
+    func http2Flag() throws {
+        let loaded = try loadHostMap(
+            """
+            { "configurations": [
+                { "canonical_host": "grpc.internal", "canonical_protocol": "http", "release_key": "DEV",
+                  "hosts": [ { "key": "DEV", "host": "127.0.0.1:50051", "http2": true },
+                             { "key": "QA", "host": "qa.internal", "protocol": "https", "http2": true } ] },
+                { "canonical_host": "api.example.com", "release_key": "PROD",
+                  "hosts": [ { "key": "PROD", "host": "127.0.0.1:9000", "protocol": "http" } ] } ] }
+            """)
+        let map = try #require(loaded.map, "\(loaded.errors)")
+        #expect(map.configurations[0].hosts.map(\.speaksHTTP2) == [true, true])
+        #expect(map.configurations[1].hosts.map(\.speaksHTTP2) == [false])
+        var environments = Environments(map: map)
+        let grpc = try #require(try environments.upstream(for: HTTPRequest(method: "POST", target: "/a.B/C", headers: ["Host": "grpc.internal"], body: []))?.get())
+        #expect(grpc.usesHTTP2PriorKnowledge)
+        #expect(grpc.poolKey == "h2c+http://127.0.0.1:50051")
+        #expect(grpc.origin == "http://127.0.0.1:50051")
+        let plain = try #require(try environments.upstream(for: HTTPRequest(method: "GET", target: "/", headers: ["Host": "api.example.com"], body: []))?.get())
+        #expect(!plain.usesHTTP2PriorKnowledge)
+        #expect(plain.poolKey == plain.origin)
+        try environments.choose(EnvironmentChoice(key: "QA"), forCanonicalHost: "grpc.internal")
+        let tls = try #require(try environments.upstream(for: HTTPRequest(method: "POST", target: "/a.B/C", headers: ["Host": "grpc.internal"], body: []))?.get())
+        #expect(tls.scheme == "https" && !tls.usesHTTP2PriorKnowledge)
+
+        let bad = try loadHostMap(
+            """
+            { "configurations": [ { "canonical_host": "a.example", "release_key": "P",
+                "hosts": [ { "key": "P", "host": "a.example",
+                             "http2": "yes" } ] } ] }
+            """)
+        #expect(bad.errors == ["3: 'http2' must be true or false"])
+    }
+
     @Test("A bad protocol is an error on its line")
     func badProtocol() throws {
         let loaded = try loadHostMap(

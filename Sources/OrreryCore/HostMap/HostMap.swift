@@ -39,6 +39,9 @@ public struct HostMap: Sendable {
         public var `protocol`: String?
         /// Headers added to upstream requests sent to this environment (on top of the configuration's).
         public var injectedHeaders: [InjectedHeader] = []
+        /// `"http2": true`: the host speaks HTTP/2 without TLS (h2c, prior knowledge), as a gRPC server does. TLS
+        /// hosts need no mark: they are offered `h2` by ALPN.
+        public var speaksHTTP2 = false
     }
 
     /// The configuration a request belongs to: the one its host names, else the default one.

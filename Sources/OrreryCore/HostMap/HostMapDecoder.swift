@@ -6,7 +6,7 @@ public enum HostMapDecoder {
     static let configurationKeys = [
         "canonical_host", "canonical_protocol", "prerelease_key", "release_key", "hosts", "default", "inject_headers",
     ]
-    static let hostKeys = ["key", "host", "protocol", "inject_headers"]
+    static let hostKeys = ["key", "host", "protocol", "inject_headers", "http2"]
 
     /// Decodes the bytes of a host map file; errors are reported under `file`. Reading the file is the caller's:
     /// the daemon's `HostMapDecoder.load(path:)` in OrreryServer.
@@ -115,8 +115,14 @@ public enum HostMapDecoder {
                         fail(hostItem["host"]?.line ?? hostItem.line, "'host' must be a host name with an optional port, not '\(host)'")
                     }
                     let proto = protocolName(hostItem["protocol"], "protocol", line: hostItem.line)
+                    var speaksHTTP2 = false
+                    if let flag = hostItem["http2"] {
+                        if case .bool(let value) = flag.value { speaksHTTP2 = value } else { fail(flag.line, "'http2' must be true or false") }
+                    }
                     hosts.append(
-                        HostMap.Host(key: key, host: host, protocol: proto, injectedHeaders: injectedHeaders(hostItem["inject_headers"])))
+                        HostMap.Host(
+                            key: key, host: host, protocol: proto, injectedHeaders: injectedHeaders(hostItem["inject_headers"]),
+                            speaksHTTP2: speaksHTTP2))
                 }
             } else {
                 fail(item.line, "'hosts' must be a list of { key, host }")

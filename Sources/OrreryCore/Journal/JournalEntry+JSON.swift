@@ -29,6 +29,9 @@ extension JournalEntry {
         }
         var response: [(String, JSONValue)] = [("status", .int(self.response.status))]
         if includeHeaders { response.append(("headers", Self.json(self.response.headers))) }
+        if includeHeaders, let trailers = self.response.trailers {
+            response.append(("trailers", Self.json(trailers)))
+        }
         response.append(("bodySize", .int(self.response.bodySize)))
         if includeBody {
             response += self.response.body.withUnsafeBytes {

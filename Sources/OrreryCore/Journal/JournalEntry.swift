@@ -85,6 +85,8 @@ public struct CapturedResponse: Sendable {
     /// The body, up to the body limit; shared with the stub that answered when it fits.
     public var body: Payload
     public var bodySize: Int
+    /// Fields sent after the body (HTTP/2 trailers such as gRPC's `grpc-status`); nil for nearly every answer.
+    public var trailers: HTTPHeaders?
 
     public init(status: Int, headers: HTTPHeaders, body: Payload, bodySize: Int) {
         self.status = status

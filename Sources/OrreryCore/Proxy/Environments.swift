@@ -99,6 +99,8 @@ public struct Environments: Sendable {
         let scheme = choice.protocol ?? entry.protocol ?? configuration.canonicalProtocol
         var upstream = Upstream(scheme: scheme, hostAndPort: host, environmentKey: choice.key, canonicalHost: configuration.canonicalHost)
         upstream.injectedHeaders = configuration.injectedHeaders + entry.injectedHeaders
+        // Prior knowledge is for plain connections; a TLS upstream says by ALPN whether it speaks HTTP/2.
+        if entry.speaksHTTP2, scheme == "http" { upstream.usesHTTP2PriorKnowledge = true }
         return .success(upstream)
     }
 
@@ -124,10 +126,12 @@ public struct Environments: Sendable {
                                         let isUser = host.key == EnvironmentChoice.userKey
                                         let hostName = isUser && choice.key == host.key ? choice.host : host.host
                                         let protocolName = (isUser ? choice.protocol : nil) ?? host.protocol ?? configuration.canonicalProtocol
-                                        return .object([
+                                        var members: [(String, JSONValue)] = [
                                             ("key", .string(host.key)), ("host", .string(hostName)),
                                             ("protocol", .string(protocolName)), ("active", .bool(host.key == choice.key)),
-                                        ])
+                                        ]
+                                        if host.speaksHTTP2 { members.append(("http2", .bool(true))) }
+                                        return .object(members)
                                     })
                             ),
                         ])
@@ -205,6 +209,12 @@ public struct Upstream: Sendable, Equatable {
     public var environmentKey: String?
     public var canonicalHost: String?
     public var injectedHeaders: [HostMap.InjectedHeader] = []
+    /// Spoken to in HTTP/2 from the first byte (h2c, the host map's `"http2": true`).
+    public var usesHTTP2PriorKnowledge = false {
+        didSet { poolKey = usesHTTP2PriorKnowledge ? "h2c+" + origin : origin }
+    }
+    /// What the upstream client pools connections by: the origin, told apart for h2c.
+    public private(set) var poolKey: String
 
     public init(scheme: String, hostAndPort: String, environmentKey: String?, canonicalHost: String?) {
         self.scheme = scheme
@@ -226,5 +236,6 @@ public struct Upstream: Sendable, Equatable {
         let written = host.contains(":") ? "[\(host)]" : host
         hostHeader = port == defaultPort ? written : "\(written):\(port)"
         origin = "\(scheme)://\(hostHeader)"
+        poolKey = origin
     }
 }

@@ -210,6 +210,9 @@ public struct FixtureFile: Sendable {
     private func render(_ response: RecordedResponse) -> (value: YAMLText.Value, bodyFile: (path: String, bytes: [UInt8])?) {
         var members: [(String, YAMLText.Value)] = [("status", .number(response.status))]
         if !response.headers.entries.isEmpty { members.append(("headers", .mapping(Self.grouped(response.headers)))) }
+        if let trailers = response.trailers, !trailers.entries.isEmpty {
+            members.append(("trailers", .mapping(Self.grouped(trailers))))
+        }
         members.append(("encoding", .scalar((response.encoding ?? .identity).rawValue)))
         if let events = response.events {
             members.append(("events", .list(events.map(Self.event))))

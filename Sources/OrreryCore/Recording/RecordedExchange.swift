@@ -28,6 +28,8 @@ public struct RecordedExchange: Sendable {
     /// A `text/event-stream` answer as its events, each with the delay it came after the one before it: the fixture
     /// replays them as an `events` stub rather than one body.
     public var events: [EventStreamScript.Event]?
+    /// Fields the upstream sent after the body (gRPC's `grpc-status`): replayed as the stub's `trailers`.
+    public var trailers: HTTPHeaders?
     /// What redaction took out of the exchange, by kind and name (`JSON field password`), for the recording's
     /// summary.
     public var redactions: [String] = []
@@ -109,7 +111,8 @@ public struct RecordedExchange: Sendable {
     /// The response alone, to tell a repeat with the same answer from a new one.
     var response: RecordedResponse {
         RecordedResponse(
-            status: status, headers: responseHeaders, body: responseBody, encoding: encoding, events: events)
+            status: status, headers: responseHeaders, body: responseBody, encoding: encoding, events: events,
+            trailers: trailers)
     }
 }
 
@@ -120,4 +123,5 @@ struct RecordedResponse: Equatable {
     var body: [UInt8]
     var encoding: ContentCoding?
     var events: [EventStreamScript.Event]?
+    var trailers: HTTPHeaders?
 }

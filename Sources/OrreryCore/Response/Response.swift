@@ -8,6 +8,8 @@ public struct Response: Sendable {
     public var body: Payload
     /// The length to declare when it is not the body's: the upstream's answer to a `HEAD`.
     public var contentLength: Int?
+    /// Fields sent after the body (an HTTP/2 upstream's `grpc-status`); nil for nearly every answer.
+    public var trailers: HTTPHeaders?
 
     public init(status: HTTPStatus, reason: String = "", headers: HTTPHeaders, body: Payload, contentLength: Int? = nil) {
         self.status = status
@@ -26,6 +28,9 @@ public struct Response: Sendable {
 
     /// The bytes to send.
     public var encoded: EncodedResponse {
-        EncodedResponse(status: status.code, reason: reason, headers: headers, body: body, contentLength: contentLength)
+        var encoded = EncodedResponse(
+            status: status.code, reason: reason, headers: headers, body: body, contentLength: contentLength)
+        encoded.trailers = trailers
+        return encoded
     }
 }

@@ -106,15 +106,25 @@ public final class ResponseStream {
         connection.flush()
     }
 
-    /// Ends the answer; the connection then carries on as any other (or closes, for HTTP/1.0).
-    public func finish() {
+    /// Ends the answer; the connection then carries on as any other (or closes, for HTTP/1.0). `trailers` go out
+    /// as HTTP/2 trailers, or after the last chunk to an HTTP/1.1 client that sent `TE: trailers` (others get none).
+    public func finish(trailers: HTTPHeaders? = nil) {
         guard isOpen else { return }
         isFinished = true
         if let http2 {
+            if let trailers, !trailers.entries.isEmpty { http2.trailers = HTTP2Fields(status: nil, headers: trailers) }
             http2.finishBody()
             return
         }
-        connection.streamFinished(lastChunk: isChunked ? HTTP1Encoder.lastChunk : nil, closesConnection: closesConnection)
+        var lastChunk: [UInt8]?
+        if isChunked {
+            if let trailers, !trailers.entries.isEmpty, connection.acceptsTrailers {
+                lastChunk = HTTP1Encoder.lastChunk(trailers: trailers)
+            } else {
+                lastChunk = HTTP1Encoder.lastChunk
+            }
+        }
+        connection.streamFinished(lastChunk: lastChunk, closesConnection: closesConnection)
     }
 
     /// Ends the answer cut short (its source failed): the connection closes at once, so the client sees a body that

@@ -43,7 +43,7 @@ final class ServerConnection {
     var http2: HTTP2Connection?
 
     /// The request being answered said `TE: trailers`: an answer with trailers goes out chunked, with them.
-    private var acceptsTrailers = false
+    private(set) var acceptsTrailers = false
     /// The number of the request being answered on this connection; an answer for another is stale.
     var requestNumber = 0
     var isAnswered = true

@@ -2,7 +2,7 @@ import CLibevent
 import Glibc
 import OrreryCore
 
-/// An HTTP/1.1 client for one event loop: asynchronous DNS (evdns), a keep-alive pool per upstream, TLS through
+/// An HTTP/1.1 and HTTP/2 client for one event loop: asynchronous DNS (evdns), a keep-alive pool per upstream, TLS through
 /// OpenSSL bufferevents, and connect and response deadlines. Use it only on its loop's thread.
 public final class UpstreamClient {
     let loop: EventLoop
@@ -52,7 +52,7 @@ public final class UpstreamClient {
     /// pauses, resumes or cancels it.
     @discardableResult
     public func send(_ request: UpstreamRequest, to receiver: any UpstreamReceiver) -> UpstreamExchange {
-        let exchange = UpstreamExchange(client: self, request: request, key: request.upstream.origin, receiver: receiver)
+        let exchange = UpstreamExchange(client: self, request: request, key: request.upstream.poolKey, receiver: receiver)
         exchange.start()
         return exchange
     }
@@ -96,10 +96,24 @@ public final class UpstreamClient {
 
     /// The connection's bufferevent reports data.
     func readable(_ connection: UpstreamConnection) {
-        if let exchange = connection.exchange {
+        if connection.http2 != nil {
+            readableHTTP2(connection)
+        } else if let exchange = connection.exchange {
             exchange.readable(connection)
         } else {
             // An idle connection has nothing to say; whatever it sends, it is not to be trusted with a request.
+            discard(connection)
+        }
+    }
+
+    /// An HTTP/2 connection's frames: the exchange's answer, or, while it is idle in the pool, what the upstream
+    /// says between requests (SETTINGS, PING, WINDOW_UPDATE), which nghttp2 answers. A GOAWAY or a broken frame
+    /// ends an idle connection.
+    private func readableHTTP2(_ connection: UpstreamConnection) {
+        let isFine = connection.readHTTP2()
+        if let exchange = connection.exchange {
+            exchange.progressedHTTP2(connection, isFine: isFine)
+        } else if !isFine || connection.http2?.isReusable != true {
             discard(connection)
         }
     }
@@ -114,7 +128,7 @@ public final class UpstreamClient {
         guard what & Int16(BEV_EVENT_EOF | BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT) != 0 else { return }
         if let exchange = connection.exchange {
             // Bytes that came with the end are read first: a response that runs to the close ends here.
-            if connection.isTLS, connection.hasUnreadInput { exchange.readable(connection) }
+            if connection.isTLS, connection.hasUnreadInput { readable(connection) }
             connection.exchange?.ended(connection, failed: what & Int16(BEV_EVENT_ERROR) != 0, errorCode: errorCode)
         } else {
             discard(connection)

@@ -34,6 +34,9 @@ final class UpstreamConnection {
     private var isPaused = false
     /// Bytes received that the parser could not use yet (a line not complete), or that came after a response.
     private var carried: [UInt8] = []
+    /// The HTTP/2 session when the connection speaks HTTP/2 (h2c from the start, or `h2` once ALPN chose it); nil
+    /// for HTTP/1.1, whose path never looks further.
+    private(set) var http2: UpstreamHTTP2Session?
 
     init?(key: String, upstream: Upstream, address: String, client: UpstreamClient, tls: TLSContext) {
         self.key = key
@@ -42,6 +45,8 @@ final class UpstreamConnection {
         let base = client.loop.base
         if isTLS {
             guard let session = tls.makeSession(host: upstream.host) else { return nil }
+            // h2 first: the upstream picks; one that knows no ALPN answers in HTTP/1.1, as before.
+            _ = Self.alpnOffer.withUnsafeBufferPointer { SSL_set_alpn_protos(session, $0.baseAddress, UInt32($0.count)) }
             bufferevent = bufferevent_openssl_socket_new(
                 base, -1, session, BUFFEREVENT_SSL_CONNECTING,
                 Int32(BEV_OPT_CLOSE_ON_FREE.rawValue | BEV_OPT_DEFER_CALLBACKS.rawValue))
@@ -50,6 +55,14 @@ final class UpstreamConnection {
             bufferevent = bufferevent_socket_new(base, -1, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue))
         }
         guard let bufferevent else { return nil }
+        if upstream.usesHTTP2PriorKnowledge, !isTLS {
+            // The preface and SETTINGS are queued now and go out once connected, with the first request.
+            guard let session = UpstreamHTTP2Session(connection: self) else {
+                free()
+                return nil
+            }
+            http2 = session
+        }
         let context = Unmanaged.passUnretained(self).toOpaque()
         bufferevent_setcb(bufferevent, Trampolines.upstreamReadable, nil, Trampolines.upstreamEvent, context)
         guard Sockets.connect(bufferevent, address: address, port: upstream.port) else {
@@ -200,8 +213,36 @@ final class UpstreamConnection {
         return evbuffer_get_length(output) > 0
     }
 
+    /// ALPN's offer to TLS upstreams: `h2`, then `http/1.1` (length-prefixed names).
+    static let alpnOffer: [UInt8] = [2] + Array("h2".utf8) + [8] + Array("http/1.1".utf8)
+
     func connected() {
         isConnected = true
+        guard isTLS, http2 == nil, let bufferevent, let ssl = bufferevent_openssl_get_ssl(bufferevent) else { return }
+        if TLSServerContext.negotiatedProtocol(ssl) == "h2" {
+            http2 = UpstreamHTTP2Session(connection: self)
+            // A session that cannot be made leaves the connection unusable rather than speaking HTTP/1.1 to it.
+            if http2 == nil { isClosed = true }
+        }
+    }
+
+    /// Hands everything received to the HTTP/2 session, then writes what it answers; false when the session
+    /// failed (what came was not HTTP/2 or broke its rules).
+    func readHTTP2() -> Bool {
+        guard let http2 else { return false }
+        var isFine = true
+        if isTLS {
+            guard let bufferevent, let input = bufferevent_get_input(bufferevent) else { return false }
+            while isFine, case let length = evbuffer_get_contiguous_space(input), length > 0,
+                let start = evbuffer_pullup(input, length)
+            {
+                isFine = http2.received(UnsafeRawBufferPointer(start: start, count: length))
+                evbuffer_drain(input, length)
+            }
+        } else {
+            isFine = http2.received(received)
+        }
+        return http2.flush() && isFine
     }
 
     /// Calls the exchange's `deadlinePassed` after `milliseconds`, unless disarmed first.
@@ -251,6 +292,8 @@ final class UpstreamConnection {
         // Before the bufferevent, which closes the socket.
         if let socketRead { event_free(socketRead) }
         socketRead = nil
+        http2?.free()
+        http2 = nil
         if let bufferevent {
             bufferevent_setcb(bufferevent, nil, nil, nil, nil)
             bufferevent_free(bufferevent)

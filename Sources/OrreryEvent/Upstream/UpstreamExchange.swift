@@ -19,6 +19,10 @@ public final class UpstreamExchange {
     /// The connect deadline, while there is no connection to keep a timer (the silence deadline is the
     /// connection's own timer, re-armed on each read).
     private var connectDeadline: OneShotTimer?
+    /// The request waits for a new TLS connection's handshake: ALPN tells then whether it goes as HTTP/2.
+    private var isWaitingForHandshake = false
+    /// Fields the upstream sent after the body (HTTP/2 trailers: gRPC's `grpc-status`), once the answer is complete.
+    public private(set) var trailers: HTTPHeaders?
 
     init(client: UpstreamClient, request: UpstreamRequest, key: String, receiver: any UpstreamReceiver) {
         self.client = client
@@ -95,6 +99,17 @@ public final class UpstreamExchange {
         self.connection = connection
         connection.exchange = self
         connection.setReading(true)
+        if let http2 = connection.http2 {
+            guard http2.submit(request) else {
+                fail(UpstreamFailure(.hostConnectionError, "cannot send the request to \(request.upstream.origin) over HTTP/2"))
+                return
+            }
+            return
+        }
+        if connection.isTLS, !connection.isConnected {
+            isWaitingForHandshake = true
+            return
+        }
         parser = Self.parser(for: request)
         guard connection.write(head: Self.head(of: request), body: request.body) else {
             fail(UpstreamFailure(.hostConnectionError, "cannot send the request to \(request.upstream.origin)"))
@@ -151,6 +166,57 @@ public final class UpstreamExchange {
     func connected() {
         state.connected()
         syncDeadline()
+        if isWaitingForHandshake, let connection, !state.isDone {
+            isWaitingForHandshake = false
+            guard !connection.isClosed else {
+                fail(UpstreamFailure(.hostConnectionError, "cannot speak HTTP/2 with \(request.upstream.origin)"))
+                return
+            }
+            send(on: connection)
+        }
+    }
+
+    // MARK: - HTTP/2
+
+    /// The answer's head came on the request's stream (from inside nghttp2: nothing is sent from here).
+    func receivedHTTP2Head(from session: UpstreamHTTP2Session, endsStream: Bool) {
+        guard !state.isDone, state.headReceived() == .deliverHead else { return }
+        let hasBody = !endsStream && request.method != "HEAD" && HTTP1Encoder.allowsBody(status: session.status)
+        let head = UpstreamResponseHead(
+            status: session.status, reason: HTTPStatusCode.reasonPhrase(for: session.status), headers: session.headers,
+            contentLength: hasBody ? session.headers["content-length"].flatMap { Int($0) } : nil, hasBody: hasBody)
+        receiver?.upstream(self, receivedHead: head)
+    }
+
+    func receivedHTTP2Body(_ bytes: UnsafeRawBufferPointer) {
+        guard !state.isDone, state.hasDeliveredHead else { return }
+        receiver?.upstream(self, receivedBody: bytes)
+    }
+
+    /// A read on an HTTP/2 connection was handed to its session: the answer is complete, its stream was reset,
+    /// the session failed, or more is to come.
+    func progressedHTTP2(_ connection: UpstreamConnection, isFine: Bool) {
+        guard !state.isDone, connection === self.connection, let http2 = connection.http2 else { return }
+        let origin = request.upstream.origin
+        if http2.isComplete {
+            trailers = http2.trailers
+            completed(connection)
+        } else if let code = http2.resetCode {
+            var name = UpstreamHTTP2Session.name(ofErrorCode: code)
+            if let goaway = http2.goawayCode { name += " after GOAWAY \(UpstreamHTTP2Session.name(ofErrorCode: goaway))" }
+            fail(
+                state.hasDeliveredHead
+                    ? UpstreamFailure(.connectionReset, "\(origin) reset the stream in the middle of its response (\(name))")
+                    : UpstreamFailure(.hostConnectionError, "\(origin) reset the stream without answering (\(name))"))
+        } else if !isFine {
+            let reason = http2.failure ?? "the connection failed"
+            fail(
+                UpstreamFailure(
+                    state.hasDeliveredHead ? .connectionReset : .hostConnectionError, "\(origin) over HTTP/2: \(reason)"))
+        } else {
+            syncDeadline()
+            if state.hasDeliveredHead { receiver?.upstreamPaused(self) }
+        }
     }
 
     func readable(_ connection: UpstreamConnection) {
@@ -200,11 +266,12 @@ public final class UpstreamExchange {
     /// The connection ended (`errorCode`: errno when it failed rather than closed).
     func ended(_ connection: UpstreamConnection, failed: Bool, errorCode: Int32) {
         guard !state.isDone, connection === self.connection else { return }
-        if !failed, state.hasDeliveredHead, (try? parser.finishAtEndOfInput()) != nil {
+        let isHTTP2 = connection.http2 != nil
+        if !isHTTP2, !failed, state.hasDeliveredHead, (try? parser.finishAtEndOfInput()) != nil {
             completed(connection)
             return
         }
-        switch state.connectionEnded(sawAnswer: parser.sawStartLine) {
+        switch state.connectionEnded(sawAnswer: isHTTP2 ? state.hasDeliveredHead : parser.sawStartLine) {
         case .retry:
             // A pooled connection the upstream had already closed: once more on a new one.
             dropConnection()
@@ -220,11 +287,14 @@ public final class UpstreamExchange {
     }
 
     private func completed(_ connection: UpstreamConnection) {
-        guard case .finish(let reuse) = state.messageComplete(closesConnection: parser.closesConnection) else { return }
+        let http2 = connection.http2
+        let closes = http2.map { !$0.isReusable } ?? parser.closesConnection
+        guard case .finish(let reuse) = state.messageComplete(closesConnection: closes) else { return }
         connection.disarmDeadline()
         connection.exchange = nil
         self.connection = nil
-        if !reuse || connection.hasUnreadInput || connection.hasUnsentOutput {
+        // An HTTP/2 connection may have frames of its own under way (WINDOW_UPDATE): the session keeps it in step.
+        if !reuse || (http2 == nil && (connection.hasUnreadInput || connection.hasUnsentOutput)) {
             client.discard(connection)
         } else {
             client.recycle(connection)
@@ -238,7 +308,7 @@ public final class UpstreamExchange {
         if let tls = connection.tlsError {
             return UpstreamFailure(.tlsError, "TLS with \(origin) failed: \(tls)")
         }
-        if parser.sawStartLine {
+        if connection.http2 == nil ? parser.sawStartLine : state.hasDeliveredHead {
             return UpstreamFailure(.connectionReset, "\(origin) closed the connection in the middle of its response")
         }
         if errorCode != 0 {

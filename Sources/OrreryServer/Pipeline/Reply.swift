@@ -54,7 +54,9 @@ struct Answer {
     init(_ made: Response, outcome: JournalEntry.Outcome?) {
         self.init(
             made.encoded,
-            record: outcome.map { JournalRecord(status: made.status, headers: made.headers, body: made.body, outcome: $0) })
+            record: outcome.map {
+                JournalRecord(status: made.status, headers: made.headers, body: made.body, outcome: $0, trailers: made.trailers)
+            })
     }
 }
 
@@ -68,6 +70,8 @@ struct JournalRecord {
     var fault: String?
     /// What the exchange breaks in an OpenAPI spec, when it was checked.
     var contractViolations: JSONValue?
+    /// Fields sent after the body (an HTTP/2 upstream's).
+    var trailers: HTTPHeaders?
 }
 
 extension Reply {

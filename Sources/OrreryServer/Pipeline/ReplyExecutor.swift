@@ -58,9 +58,11 @@ struct ReplyExecutor {
                 plan, exchange.request, responder: exchange.responder, captureLimit: captureLimit,
                 hooks: ProxyRelay.Hooks(
                     answered: { response, outcome in carryOut(.made(response, outcome: outcome), for: exchange) },
-                    journal: { [serviceLogger, metrics] status, headers, body, bodySize, outcome in
+                    journal: { [serviceLogger, metrics] status, headers, trailers, body, bodySize, outcome in
                         metrics?.count(outcome, fault: nil, status: status, for: exchange)
-                        serviceLogger.log(exchange, status: status, headers: headers, body: body, bodySize: bodySize, outcome: outcome)
+                        serviceLogger.log(
+                            exchange, status: status, headers: headers, body: body, bodySize: bodySize, outcome: outcome,
+                            trailers: trailers)
                     },
                     record: record))
         case .intercept(let target, let context):
@@ -90,10 +92,10 @@ struct ReplyExecutor {
         guard let session = recorder.shouldRecord(request, host: target.host) else { return nil }
         let limit = proxy.recordBodyLimit
         captureLimit = max(captureLimit, limit)
-        return { status, headers, body, bodySize, reads in
+        return { status, headers, trailers, body, bodySize, reads in
             recorder.record(
                 request, session: session, host: target.host, folder: target.folder, status: status, headers: headers,
-                body: body, bodySize: bodySize, bodyLimit: limit, reads: reads)
+                body: body, bodySize: bodySize, bodyLimit: limit, reads: reads, trailers: trailers)
         }
     }
 
@@ -110,7 +112,7 @@ struct ReplyExecutor {
             metrics?.count(record.outcome, fault: record.fault, status: record.status.code, for: exchange)
             serviceLogger.log(
                 exchange, status: record.status.code, headers: record.headers, body: record.body, outcome: record.outcome,
-                fault: record.fault, contractViolations: record.contractViolations)
+                fault: record.fault, contractViolations: record.contractViolations, trailers: record.trailers)
         }
         if let sent = answer.truncatedBodyBytes {
             exchange.responder.fail(.truncated(answer.response, bodyBytes: sent, bytesPerSecond: answer.bytesPerSecond))

@@ -22,14 +22,18 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
         /// A whole answer, or the error for a failure before the head was sent; the caller journals and sends it.
         var answered: (Response, JournalEntry.Outcome) -> Void
         /// A streamed answer ended (or was cut): journal it with `body` (its first bytes) and `bodySize`.
-        var journal: (_ status: Int, _ headers: HTTPHeaders, _ body: Payload, _ bodySize: Int, JournalEntry.Outcome) -> Void
+        var journal:
+            (
+                _ status: Int, _ headers: HTTPHeaders, _ trailers: HTTPHeaders?, _ body: Payload, _ bodySize: Int,
+                JournalEntry.Outcome
+            ) -> Void
         /// Record it (the body whole), or say why not (`bodySize` over what was kept); `reads` time the body's
         /// reads for an event stream (empty for other answers).
         var record: Record?
 
         /// What records an answer: its head, its body (whole, or the first bytes) and the body's reads' timing.
         typealias Record = (
-            _ status: Int, _ headers: HTTPHeaders, _ body: Payload, _ bodySize: Int,
+            _ status: Int, _ headers: HTTPHeaders, _ trailers: HTTPHeaders?, _ body: Payload, _ bodySize: Int,
             _ reads: [(end: Int, milliseconds: Int)]
         ) -> Void
     }
@@ -138,6 +142,8 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
 
     func upstreamFinished(_ exchange: UpstreamExchange) {
         defer { finish() }
+        // An HTTP/2 upstream's trailers (gRPC's status); nil from HTTP/1.1 upstreams.
+        let trailers = exchange.trailers
         switch stage {
         case .collecting(let head, let headers):
             // Whole in one read: one prepared answer. A HEAD answer's length is the upstream's to state.
@@ -146,18 +152,19 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
             if let record = hooks.record {
                 var recorded = headers
                 if let length { recorded.add("Content-Length", String(length)) }
-                record(head.status, recorded, body, body.count, reads)
+                record(head.status, recorded, trailers, body, body.count, reads)
             }
             forwarder.relayed(request, upstream, status: head.status, bodySize: body.count, streamed: false)
-            hooks.answered(
-                Response(status: HTTPStatus(head.status), reason: head.reason, headers: headers, body: body, contentLength: length),
-                outcome(error: nil))
+            var response = Response(
+                status: HTTPStatus(head.status), reason: head.reason, headers: headers, body: body, contentLength: length)
+            response.trailers = trailers
+            hooks.answered(response, outcome(error: nil))
         case .streaming(let stream, let head, let headers):
             let body = Payload(captured)
-            hooks.record?(head.status, headers, body, bodySize, reads)
-            hooks.journal(head.status, headers, body, bodySize, outcome(error: nil))
+            hooks.record?(head.status, headers, trailers, body, bodySize, reads)
+            hooks.journal(head.status, headers, trailers, body, bodySize, outcome(error: nil))
             forwarder.relayed(request, upstream, status: head.status, bodySize: bodySize, streamed: true)
-            stream.finish()
+            stream.finish(trailers: trailers)
         case .awaitingHead, .done:
             break
         }
@@ -172,7 +179,7 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
         case .streaming(let stream, let head, let headers):
             // Part of the answer is out: the client sees it cut, and the journal says why.
             let (_, failed) = forwarder.failed(failure, request, upstream)
-            hooks.journal(head.status, headers, Payload(captured), bodySize, failed)
+            hooks.journal(head.status, headers, nil, Payload(captured), bodySize, failed)
             stream.abort()
         case .done:
             break
@@ -187,7 +194,7 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
 
     func responseStreamClosed(_ stream: ResponseStream) {
         guard case .streaming(_, let head, let headers) = stage else { return }
-        hooks.journal(head.status, headers, Payload(captured), bodySize, outcome(error: "clientClosed"))
+        hooks.journal(head.status, headers, nil, Payload(captured), bodySize, outcome(error: "clientClosed"))
         cancel()
     }
 

@@ -47,7 +47,7 @@ final class NetworkServiceLogger: Sendable {
     func log(
         _ exchange: Exchange, status: Int, headers: HTTPHeaders, body: @autoclosure () -> Payload, bodySize: Int? = nil,
         outcome: @autoclosure () -> JournalEntry.Outcome, fault: String? = nil, messages: [JournalMessage] = [],
-        contractViolations: JSONValue? = nil
+        contractViolations: JSONValue? = nil, trailers: HTTPHeaders? = nil
     ) {
         let journal = exchange.session.journal
         // Counted for the drift report even when nothing is journaled.
@@ -76,6 +76,7 @@ final class NetworkServiceLogger: Sendable {
         ) { entry in
             entry.scheme = scheme
             entry.httpVersion = httpVersion
+            entry.response.trailers = trailers
             entry.session = session
             entry.fault = fault
             entry.messages = messages

@@ -251,7 +251,8 @@ final class Recorder: Sendable {
     ///     head): an event stream is then written as an `events` stub with the delays it came with.
     func record(
         _ request: HTTPRequest, session: Int, host: String?, folder: String, status: Int, headers: HTTPHeaders,
-        body: Payload, bodySize: Int? = nil, bodyLimit: Int = .max, reads: [(end: Int, milliseconds: Int)] = []
+        body: Payload, bodySize: Int? = nil, bodyLimit: Int = .max, reads: [(end: Int, milliseconds: Int)] = [],
+        trailers: HTTPHeaders? = nil
     ) {
         let size = bodySize ?? body.count
         guard size <= body.count, size <= bodyLimit else {
@@ -313,6 +314,7 @@ final class Recorder: Sendable {
                     let arrivals = EventStreamScript.arrivals(body.bytes, reads: reads)
                     exchange.events = EventStreamScript.parse(exchange.responseBody, arrivals: arrivals)
                 }
+                exchange.trailers = trailers
                 redactions = exchange.redactions
                 do {
                     return .success(try current.writer.write(exchange))
