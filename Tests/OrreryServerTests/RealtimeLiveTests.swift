@@ -1,4 +1,5 @@
 import Foundation
+import OrreryEvent
 import OrreryServer
 import Testing
 
