@@ -5,6 +5,7 @@ Each mode talks to 127.0.0.1:PORT only, is bounded in time, and prints one JSON 
 import asyncio
 import json
 import socket
+import ssl
 import sys
 import time
 
@@ -121,6 +122,33 @@ def raw(frames_hex):
     print(json.dumps({"status": head.split(b"\r\n")[0].decode(), "frames": frames}))
 
 
+def raw_upgrade(host):
+    """A valid opening handshake for /feed naming HOST; prints the answer's status line, headers and body."""
+    sock = socket.create_connection(("127.0.0.1", PORT), timeout=10)
+    sock.sendall(
+        f"GET /feed HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n".encode()
+        + b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    )
+    received = b""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        head, _, body = received.partition(b"\r\n\r\n")
+        length = [int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")]
+        if length and len(body) >= length[0]:
+            break
+        try:
+            chunk = sock.recv(65536)
+        except (ConnectionResetError, socket.timeout):
+            break
+        if not chunk:
+            break
+        received += chunk
+    sock.close()
+    head, _, body = received.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    print(json.dumps({"status": lines[0], "headers": "\n".join(lines[1:]), "body": body.decode("utf-8", "replace")}))
+
+
 def events(path, host="127.0.0.1"):
     """Reads a server-sent event stream to its end; prints each event with the milliseconds since the request."""
     sock = socket.create_connection(("127.0.0.1", PORT), timeout=5)
@@ -154,15 +182,34 @@ if __name__ == "__main__":
         raw(sys.argv[3])
     elif mode == "events":
         events(sys.argv[3])
+    elif mode == "raw-upgrade":
+        raw_upgrade(sys.argv[3])
     elif mode == "proxied-events":
         events(sys.argv[3], host="api.example.com")
 
 
-async def forwarded():
-    """Through Orrery to the host map's upstream: the socket opened to 127.0.0.1, the URL naming api.example.com."""
+def connect_through(authority):
+    """A socket through Orrery as an HTTP proxy: CONNECT AUTHORITY, answered 200, then the tunnel."""
     sock = socket.create_connection(("127.0.0.1", PORT), timeout=5)
+    sock.sendall(f"CONNECT {authority} HTTP/1.1\r\nHost: {authority}\r\n\r\n".encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        chunk = sock.recv(1)
+        if not chunk:
+            break
+        head += chunk
+    if not head.startswith(b"HTTP/1.1 200"):
+        raise SystemExit(f"CONNECT {authority} answered {head!r}")
+    return sock
+
+
+async def forwarded(url="ws://api.example.com/feed", ca=None, tunnel=None):
+    """Through Orrery to the host map's upstream: the socket opened to 127.0.0.1, the URL naming api.example.com.
+    With CA, the URL is wss:// (Orrery's TLS port, or inside a CONNECT to TUNNEL) and Orrery's CA is trusted."""
+    sock = connect_through(tunnel) if tunnel else socket.create_connection(("127.0.0.1", PORT), timeout=5)
     seen = []
-    async with websockets.connect("ws://api.example.com/feed", sock=sock, proxy=None, open_timeout=5) as ws:
+    options = {"ssl": ssl.create_default_context(cafile=ca)} if ca else {}
+    async with websockets.connect(url, sock=sock, proxy=None, open_timeout=5, **options) as ws:
         seen.append(await asyncio.wait_for(ws.recv(), 5))
         await ws.send("hi")
         seen.append(await asyncio.wait_for(ws.recv(), 5))
@@ -179,3 +226,6 @@ async def forwarded():
 
 if __name__ == "__main__" and sys.argv[1] == "forwarded":
     asyncio.run(forwarded())
+elif __name__ == "__main__" and sys.argv[1] == "forwarded-tls":
+    # forwarded-tls PORT CA URL [CONNECT-AUTHORITY]
+    asyncio.run(forwarded(sys.argv[4], ca=sys.argv[3], tunnel=sys.argv[5] if len(sys.argv) > 5 else None))

@@ -1,8 +1,10 @@
 """A WebSocket upstream on 127.0.0.1 for the forwarding tests: prints "PORT n", then answers each text message
 with "echo: " and the message (and the path it was opened on, for the first), binary messages with their bytes
-reversed; "close" closes with 4001. Runs until it is killed, or for at most ten minutes.
+reversed; "close" closes with 4001. With `--tls CERT KEY` it speaks TLS (wss://) with that certificate. Runs until
+it is killed, or for at most ten minutes.
 """
 import asyncio
+import ssl
 import sys
 
 import websockets
@@ -21,7 +23,11 @@ async def echo(ws):
 
 
 async def main():
-    async with websockets.serve(echo, "127.0.0.1", 0) as server:
+    context = None
+    if len(sys.argv) == 4 and sys.argv[1] == "--tls":
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(sys.argv[2], sys.argv[3])
+    async with websockets.serve(echo, "127.0.0.1", 0, ssl=context) as server:
         port = server.sockets[0].getsockname()[1]
         print(f"PORT {port}", flush=True)
         await asyncio.sleep(600)

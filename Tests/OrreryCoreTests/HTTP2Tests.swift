@@ -1,3 +1,4 @@
+import Foundation
 import OrreryCore
 import Testing
 
@@ -113,6 +114,50 @@ struct HTTP2Tests {
         #expect(request.headers["Cookie"] == "a=1; b=2")
         #expect(request.headers["X-Orrery-Session"] == "s1")
         #expect(request.bodyText == "hi")
+    }
+
+    @Test("an extended CONNECT (RFC 8441) is the WebSocket handshake it stands for: a GET of :path with the upgrade")
+    func extendedConnect() {
+        var head = HTTP2RequestHead()
+        for (name, value) in [
+            (":method", "CONNECT"), (":protocol", "websocket"), (":scheme", "https"),
+            (":authority", "api.example.test"), (":path", "/chat?room=1"), ("sec-websocket-version", "13"),
+            ("sec-websocket-protocol", "chat, superchat"),
+        ] {
+            #expect(add(&head, name, value))
+        }
+        #expect(head.isExtendedConnect)
+        #expect(head.connectProtocol == "websocket")
+        let request = head.webSocketRequest()
+        #expect(request.method == "GET")
+        #expect(request.path == "/chat")
+        #expect(request.rawQuery == "room=1")
+        #expect(request.host == "api.example.test")
+        #expect(WebSocketHandshake.isUpgrade(request))
+        // No key over HTTP/2: a valid handshake there, not over HTTP/1.1.
+        #expect(WebSocketHandshake.problem(with: request, overHTTP2: true) == nil)
+        #expect(WebSocketHandshake.problem(with: request) != nil)
+        // A plain CONNECT is not one.
+        var plain = HTTP2RequestHead()
+        #expect(add(&plain, ":method", "CONNECT"))
+        #expect(add(&plain, ":authority", "api.example.test:443"))
+        #expect(!plain.isExtendedConnect)
+        #expect(plain.request(body: []).target == "api.example.test:443")
+    }
+
+    @Test("the 101 that accepts a handshake becomes a 200 without the upgrade's fields; the subprotocol stays")
+    func extendedConnectAnswer() {
+        let head = Array(
+            ("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                + "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\nSec-WebSocket-Protocol: chat\r\n"
+                + "X-Upstream: yes\r\n\r\n").utf8)
+        let answer = WebSocketHandshake.http2Answer(forHead: head)
+        #expect(answer.status == 200)
+        #expect(answer.headers.entries.map(\.name) == ["Sec-WebSocket-Protocol", "X-Upstream"])
+        #expect(answer.headers["sec-websocket-protocol"] == "chat")
+        let key = WebSocketHandshake.makeKey()
+        #expect(Data(base64Encoded: key)?.count == 16)
+        #expect(key != WebSocketHandshake.makeKey())
     }
 
     @Test("a header list is counted as RFC 9113 counts it (name, value, 32 a field) and refused past the limit")

@@ -6,7 +6,8 @@ import Testing
 @testable import OrreryServer
 
 /// The metrics as values: labels, buckets, per-loop blocks folded into the text a scrape gives, and the JSON log
-/// line. No socket (the end-to-end tests scrape a real daemon and run promtool).
+/// line; and, on a live daemon, the answers that are not one HTTP answer (WebSockets, event streams) counted as one.
+/// The end-to-end tests scrape a real daemon and run promtool.
 @Suite("Metrics")
 struct MetricsTests {
     @Test("status classes, session kinds and outcomes as their labels")
@@ -128,6 +129,40 @@ struct MetricsTests {
         #expect(object["loop"] as? String == "3")
         #expect(object["pid"] as? Int == 42)
         #expect(object["field.time"] as? String == "shadowed")
+    }
+
+    @Test(
+        "WebSocket and event-stream answers are counted: stub 1xx and 2xx, a forwarded socket proxied 1xx, over HTTP/2 2xx",
+        .enabled(if: RealtimeLiveTests.hasWebsockets && RealtimeLiveTests.hasH2))
+    func realtimeAnswersCounted() async throws {
+        let upstream = try FixtureProcess("websocket_upstream.py")
+        defer { upstream.stop() }
+        let files = [
+            "stubs/chat.yaml": RealtimeLiveTests.chat,
+            "config/hosts.json": hostMap([("PROD", "127.0.0.1:\(upstream.port)", "http")]),
+        ]
+        try await LiveServer.with(files: files) { server in
+            _ = try RealtimeLiveTests.python("script", port: server.port)
+            _ = try RealtimeLiveTests.python("forwarded", port: server.port)
+            _ = try RealtimeLiveTests.http2("script", port: server.port)
+            let events = try Curl.run(["-s", "--max-time", "10", "\(server.baseURL)/scores"])
+            #expect(events.contains("data: third"))
+            let text = try await server.request("/__admin/metrics").text
+            func requests(_ outcome: String, _ status: String) -> Double? {
+                Self.sample(
+                    text,
+                    #"orrery_requests_total{outcome=""# + outcome + #"",status_class=""# + status
+                        + #"",session_kind="main"}"#)
+            }
+            // The 101 of the stub's socket, and of the upstream's.
+            #expect(requests("stub", "1xx") == 1, "\(text)")
+            #expect(requests("proxied", "1xx") == 1, "\(text)")
+            // The event stream's 200, and the 200 that opened the socket over HTTP/2 (its health check beside it
+            // is the daemon's own, not counted).
+            #expect(requests("stub", "2xx") == 2, "\(text)")
+            // A forwarded socket's time to the upstream's 101 is in the upstream histogram.
+            #expect(Self.sample(text, #"orrery_upstream_duration_seconds_count{environment="PROD"}"#) == 1, "\(text)")
+        }
     }
 
     static func sample(_ text: String, _ series: String) -> Double? {

@@ -1,4 +1,5 @@
 import Foundation
+import OrreryEvent
 import OrreryServer
 import Testing
 
@@ -271,6 +272,229 @@ struct RealtimeLiveTests {
             #expect(seen.first as? String == "opened /feed")
             #expect(seen.dropFirst().first as? String == "echo: hi")
             #expect(seen.last as? [Int] == [3, 2, 1])
+        }
+    }
+
+    /// The `forwarded` client's run against the echo upstream, as every way of reaching it should see it.
+    static func expectEchoed(_ result: [String: Any], path: String = "/feed") {
+        let seen = result["seen"] as? [Any] ?? []
+        #expect(seen.count == 3, "\(result)")
+        #expect(seen.first as? String == "opened \(path)")
+        #expect(seen.dropFirst().first as? String == "echo: hi")
+        #expect(seen.last as? [Int] == [3, 2, 1])
+        #expect(result["closeCode"] as? Int == 4001)
+    }
+
+    static func forwardedOverTLS(port: Int, ca: String, url: String, tunnel: String? = nil) throws -> [String: Any] {
+        let script = FixtureProcess.fixtures.appendingPathComponent("websocket_client.py").path
+        let output = try ClientProcess.run(
+            "python3", [script, "forwarded-tls", String(port), ca, url] + (tunnel.map { [$0] } ?? []), timeout: 30)
+        return try #require(try JSONSerialization.jsonObject(with: output) as? [String: Any])
+    }
+
+    @Test(
+        "A WebSocket forwarded to a wss:// upstream: verified with --upstream-ca, frame by frame, journaled; refused without it",
+        .enabled(if: hasWebsockets))
+    func forwardedToTLSUpstream() async throws {
+        let certificates = try TestCertificates()
+        let upstream = try FixtureProcess(
+            "websocket_upstream.py", ["--tls", certificates.serverCertificate, certificates.serverKey])
+        defer { upstream.stop() }
+        let map = hostMap([("PROD", "localhost:\(upstream.port)", "https")])
+        try await LiveServer.with(files: ["config/hosts.json": map]) {
+            $0.upstream.caFile = certificates.caCertificate
+        } _: { server in
+            Self.expectEchoed(try Self.python("forwarded", port: server.port))
+            let entry = try #require(try await Self.journal(server).first)
+            #expect((entry["response"] as? [String: Any])?["status"] as? Int == 101)
+            #expect((entry["proxied"] as? [String: Any])?["upstream"] as? String == "https://localhost:\(upstream.port)")
+            let messages = try #require(entry["messages"] as? [[String: Any]])
+            #expect(messages.contains { $0["text"] as? String == "echo: hi" && $0["direction"] as? String == "server" })
+            #expect(
+                messages.contains { $0["opcode"] as? String == "close" && $0["text"] as? String == "4001 asked to" })
+        }
+        // Without the test CA the upstream's certificate cannot be verified: a 502 that says so, nothing relayed.
+        try await LiveServer.with(files: ["config/hosts.json": map]) { server in
+            let raw = try Self.python("raw-upgrade", port: server.port, "api.example.com")
+            #expect(raw["status"] as? String == "HTTP/1.1 502 Bad Gateway", "\(raw)")
+            let body = raw["body"] as? String ?? ""
+            #expect(body.contains("could not be verified"), "\(body)")
+            #expect((raw["headers"] as? String ?? "").contains("X-Orrery-Error: tlsError"), "\(raw)")
+        }
+    }
+
+    @Test(
+        "wss:// to Orrery's TLS port and inside an intercepted CONNECT, forwarded to a wss:// upstream",
+        .enabled(if: hasWebsockets))
+    func tlsClientToTLSUpstream() async throws {
+        let certificates = try TestCertificates()
+        let upstream = try FixtureProcess(
+            "websocket_upstream.py", ["--tls", certificates.serverCertificate, certificates.serverKey])
+        defer { upstream.stop() }
+        let files = ["config/hosts.json": hostMap([("PROD", "localhost:\(upstream.port)", "https")])]
+        try await HTTPSLiveTests.with(files: files) { configuration, _ in
+            configuration.interceptsEveryConnect = true
+            configuration.upstream.caFile = certificates.caCertificate
+        } _: { server, ca in
+            // The TLS port: the host map sends api.example.com to the wss:// upstream.
+            let port = try #require(server.daemon.tlsPort)
+            Self.expectEchoed(try Self.forwardedOverTLS(port: port, ca: ca, url: "wss://api.example.com/feed"))
+            // Inside a CONNECT to the upstream itself: Orrery's leaf for localhost, then the real one beyond it.
+            let target = "localhost:\(upstream.port)"
+            Self.expectEchoed(
+                try Self.forwardedOverTLS(port: server.port, ca: ca, url: "wss://\(target)/inside", tunnel: target),
+                path: "/inside")
+            let journal = try await Self.journal(server)
+            let inside = try #require(journal.first { "\($0)".contains("/inside") }, "\(journal)")
+            #expect("\(inside)".contains("https://\(target)/inside"), "\(inside)")
+            #expect((inside["response"] as? [String: Any])?["status"] as? Int == 101)
+            #expect((inside["messages"] as? [[String: Any]])?.contains { $0["text"] as? String == "echo: hi" } == true)
+        }
+    }
+
+    @Test(
+        "A WebSocket forwarded to a wss:// upstream is recorded, then replayed offline with the upstream gone",
+        .enabled(if: hasWebsockets))
+    func tlsUpstreamRecordedAndReplayed() async throws {
+        let recordings = try RecordingLiveTests.recordingFolder()
+        defer { try? FileManager.default.removeItem(at: recordings) }
+        let certificates = try TestCertificates()
+        let upstream = try FixtureProcess(
+            "websocket_upstream.py", ["--tls", certificates.serverCertificate, certificates.serverKey])
+        let map = hostMap([("PROD", "localhost:\(upstream.port)", "https")])
+        let recorded = try await LiveServer.with(files: ["config/hosts.json": map]) {
+            $0.upstream.caFile = certificates.caCertificate
+            $0.recording = RecordingSettings(folder: recordings.path)
+        } _: { server in
+            let result = try Self.python("forwarded", port: server.port)
+            _ = try await server.request("POST", "/__admin/recordings/stop")
+            return result
+        }
+        upstream.stop()
+        Self.expectEchoed(recorded)
+        let file = recordings.appendingPathComponent("api.example.com/feed.WEBSOCKET.json")
+        #expect(FileManager.default.fileExists(atPath: file.path))
+        try await LiveServer.with(files: [:]) {
+            $0.isOffline = true
+            $0.recording = RecordingSettings(folder: recordings.path, mode: .none)
+        } _: { server in
+            Self.expectEchoed(try Self.python("forwarded", port: server.port))
+        }
+    }
+
+    static func http2(_ mode: String, port: Int, _ arguments: [String] = []) throws -> [String: Any] {
+        let script = FixtureProcess.fixtures.appendingPathComponent("websocket_h2_client.py").path
+        let output = try ClientProcess.run("python3", [script, mode, String(port)] + arguments, timeout: 60)
+        return try #require(try JSONSerialization.jsonObject(with: output) as? [String: Any])
+    }
+
+    static var hasH2: Bool {
+        ClientProcess.isInstalled("python3") && (try? ClientProcess.run("python3", ["-c", "import h2"], timeout: 30)) != nil
+    }
+
+    /// What the `script` mode of the HTTP/2 client must see from the chat stub, whichever way it connects.
+    static func expectHTTP2Script(_ result: [String: Any]) {
+        #expect(result["connectProtocol"] as? Int == 1, "\(result)")
+        #expect(result["status"] as? Int == 200)
+        #expect(result["accept"] as? Bool == false)
+        let seen = result["seen"] as? [Any] ?? []
+        #expect(seen.count == 8, "\(result)")
+        guard seen.count == 8 else { return }
+        #expect(seen[0] as? String == "welcome")
+        #expect(seen[1] as? String == #"{"type":"pong"}"#)
+        #expect(seen[2] as? String == "you said hello there")
+        #expect(seen[3] as? String == "later")
+        #expect((seen[4] as? [String: Any])?["pong"] as? String == "are you there")
+        #expect((seen[5] as? [String: Any])?["binary"] as? [Int] == [1, 2])
+        #expect(seen[6] as? String == "see you")
+        #expect((seen[7] as? [String: Any])?["close"] as? Int == 4000)
+        #expect((seen[7] as? [String: Any])?["reason"] as? String == "done")
+        #expect((result["delayMs"] as? Double ?? 0) >= 140)
+        // The close ends the stream; the request beside it on the same connection was answered.
+        #expect(result["ended"] as? Bool == true)
+        #expect(result["otherStatus"] as? Int == 200)
+    }
+
+    @Test(
+        "RFC 8441 over h2c: SETTINGS_ENABLE_CONNECT_PROTOCOL, an extended CONNECT answered 200, the script as DATA, journaled",
+        .enabled(if: hasH2))
+    func http2Script() async throws {
+        try await LiveServer.with(files: ["stubs/chat.yaml": Self.chat]) { server in
+            Self.expectHTTP2Script(try Self.http2("script", port: server.port))
+            let journal = try await Self.journal(server)
+            let entry = try #require(journal.first { "\($0)".contains("/chat") }, "\(journal)")
+            let request = try #require(entry["request"] as? [String: Any])
+            #expect(request["httpVersion"] as? String == "2")
+            #expect((entry["response"] as? [String: Any])?["status"] as? Int == 200)
+            let messages = try #require(entry["messages"] as? [[String: Any]])
+            let texts = messages.compactMap { message -> String? in
+                guard let text = message["text"] as? String, let direction = message["direction"] as? String else {
+                    return nil
+                }
+                return direction + " " + text
+            }
+            #expect(Array(texts.prefix(3)) == ["server welcome", #"client {"type":"ping"}"#, #"server {"type":"pong"}"#])
+            #expect(texts.last == "server 4000 done")
+            #expect(messages.contains { $0["opcode"] as? String == "ping" && $0["direction"] as? String == "client" })
+        }
+    }
+
+    @Test("RFC 8441 over h2 on the TLS port (ALPN h2): the same script", .enabled(if: hasH2))
+    func http2OverTLS() async throws {
+        try await HTTPSLiveTests.with(files: ["stubs/chat.yaml": Self.chat]) { server, ca in
+            let port = try #require(server.daemon.tlsPort)
+            Self.expectHTTP2Script(try Self.http2("script", port: port, ["--ca=\(ca)"]))
+        }
+    }
+
+    @Test(
+        "RFC 8441: bad frames close their own stream with their code; the streams beside them are answered",
+        .enabled(if: hasH2))
+    func http2BadFrames() async throws {
+        try await LiveServer.with(files: ["stubs/chat.yaml": Self.chat]) { server in
+            let cases: [(frames: String, code: Int)] = [
+                ("810568656c6c6f", 1002),  // "hello" unmasked
+                ("8182" + "00000000" + "c328", 1007),  // text that is not UTF-8
+                ("81ff" + "0000000001000001" + "00000000", 1009),  // a frame of 16 MiB and one byte
+                ("c18100000000" + "41", 1002),  // RSV1 with no extension agreed
+            ]
+            let result = try Self.http2("bad", port: server.port, cases.map(\.frames))
+            let closes = try #require(result["closes"] as? [[String: Any]])
+            #expect(closes.map { $0["code"] as? Int } == cases.map(\.code), "\(result)")
+            #expect(closes.allSatisfy { $0["ended"] as? Bool == true }, "\(result)")
+            #expect(result["otherStatus"] as? Int == 200)
+        }
+    }
+
+    @Test(
+        "RFC 8441: a WebSocket no stub answers is forwarded over HTTP/1.1 to ws:// and wss:// upstreams, journaled",
+        .enabled(if: hasH2 && hasWebsockets))
+    func http2Forwarded() async throws {
+        let certificates = try TestCertificates()
+        let plain = try FixtureProcess("websocket_upstream.py")
+        defer { plain.stop() }
+        let secure = try FixtureProcess(
+            "websocket_upstream.py", ["--tls", certificates.serverCertificate, certificates.serverKey])
+        defer { secure.stop() }
+        for (host, scheme) in [("127.0.0.1:\(plain.port)", "http"), ("localhost:\(secure.port)", "https")] {
+            try await LiveServer.with(files: ["config/hosts.json": hostMap([("PROD", host, scheme)])]) {
+                $0.upstream.caFile = certificates.caCertificate
+            } _: { server in
+                let result = try Self.http2("forwarded", port: server.port)
+                #expect(result["status"] as? Int == 200, "\(result)")
+                let seen = result["seen"] as? [Any] ?? []
+                #expect(seen.first as? String == "opened /feed", "\(result)")
+                #expect(seen.dropFirst().first as? String == "echo: hi")
+                #expect((seen.dropFirst(2).first as? [String: Any])?["binary"] as? [Int] == [3, 2, 1])
+                #expect((seen.last as? [String: Any])?["close"] as? Int == 4001)
+                #expect(result["ended"] as? Bool == true)
+                let entry = try #require(try await Self.journal(server).first)
+                #expect((entry["request"] as? [String: Any])?["httpVersion"] as? String == "2")
+                #expect((entry["response"] as? [String: Any])?["status"] as? Int == 200)
+                #expect((entry["proxied"] as? [String: Any])?["upstream"] as? String == "\(scheme)://\(host)")
+                let messages = try #require(entry["messages"] as? [[String: Any]])
+                #expect(messages.contains { $0["text"] as? String == "echo: hi" && $0["direction"] as? String == "server" })
+            }
         }
     }
 

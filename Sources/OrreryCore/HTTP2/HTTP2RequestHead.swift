@@ -7,6 +7,8 @@ public struct HTTP2RequestHead: Sendable {
     public private(set) var path = ""
     public private(set) var scheme = ""
     public private(set) var authority = ""
+    /// RFC 8441's `:protocol` of an extended `CONNECT` (`websocket`); empty for any other request.
+    public private(set) var connectProtocol = ""
     public private(set) var headers = HTTPHeaders()
     /// The block's size so far, as RFC 9113 counts it.
     public private(set) var listBytes = 0
@@ -25,6 +27,7 @@ public struct HTTP2RequestHead: Sendable {
             case ":path": path = value
             case ":scheme": scheme = value
             case ":authority": authority = value
+            case ":protocol": connectProtocol = value
             default: break  // nghttp2 refuses unknown pseudo-fields before they reach here
             }
             return true
@@ -37,6 +40,22 @@ public struct HTTP2RequestHead: Sendable {
             headers.add(name, value)
         }
         return true
+    }
+
+    /// An extended `CONNECT` (RFC 8441): a tunnel for the protocol `:protocol` names, to the resource `:path` names,
+    /// whose DATA frames carry that protocol rather than a body. nghttp2 lets `:protocol` through only when this
+    /// side has sent `SETTINGS_ENABLE_CONNECT_PROTOCOL`, and only with `:scheme`, `:path` and `:authority`.
+    public var isExtendedConnect: Bool { method == "CONNECT" && !connectProtocol.isEmpty }
+
+    /// An extended `CONNECT` for `websocket` as the HTTP/1.1 opening handshake it stands for (RFC 8441 §5): a GET of
+    /// `:path` with `Upgrade: websocket` and `Connection: Upgrade`, and the client's fields (its
+    /// `sec-websocket-version`, `-protocol`, `-extensions`). It has no `Sec-WebSocket-Key`: over HTTP/2 none is sent,
+    /// and the answer carries no `Sec-WebSocket-Accept`.
+    public func webSocketRequest() -> HTTPRequest {
+        var headers = request(body: []).headers
+        headers.add("upgrade", "websocket")
+        headers.add("connection", "upgrade")
+        return HTTPRequest(method: "GET", target: path.isEmpty ? "/" : path, headers: headers)
     }
 
     /// The request, with the body that came in DATA frames. `:authority` becomes `host` when the block has none,

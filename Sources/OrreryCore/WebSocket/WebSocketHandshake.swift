@@ -17,8 +17,9 @@ public enum WebSocketHandshake {
     }
 
     /// What is wrong with a request that asks for a WebSocket, as a client would need to hear it; nil when it is a
-    /// valid opening handshake (GET, `Connection: Upgrade`, version 13, a key of 16 bytes in base64).
-    public static func problem(with request: HTTPRequest) -> String? {
+    /// valid opening handshake (GET, `Connection: Upgrade`, version 13, a key of 16 bytes in base64). Over HTTP/2
+    /// (`overHTTP2`, an extended `CONNECT` made into its GET), no key is sent, so none is asked for.
+    public static func problem(with request: HTTPRequest, overHTTP2: Bool = false) -> String? {
         guard request.method == "GET" else {
             return "a WebSocket opening handshake must be a GET, not \(request.method)"
         }
@@ -33,6 +34,7 @@ public enum WebSocketHandshake {
         guard request.headers["Sec-WebSocket-Version"]?.trimmingCharacters(in: " \t") == "13" else {
             return "Orrery speaks WebSocket version 13 (Sec-WebSocket-Version: 13)"
         }
+        if overHTTP2 { return nil }
         guard let key = request.headers["Sec-WebSocket-Key"]?.trimmingCharacters(in: " \t"),
             let decoded = Data(base64Encoded: key), decoded.count == 16
         else {
@@ -54,5 +56,30 @@ public enum WebSocketHandshake {
         }
         head += "\r\n"
         return Array(head.utf8)
+    }
+
+    /// What answers an extended `CONNECT` (RFC 8441) that an HTTP/1.1 `head` would answer with a 101: `200`, and the
+    /// head's fields without those that belong to the HTTP/1.1 upgrade (`Upgrade`, `Connection`,
+    /// `Sec-WebSocket-Accept`) or that HTTP/2 forbids; the agreed `Sec-WebSocket-Protocol` stays.
+    public static func http2Answer(forHead head: [UInt8]) -> (status: Int, headers: HTTPHeaders) {
+        var headers = HTTPHeaders()
+        let dropped: Set<String> = [
+            "upgrade", "connection", "sec-websocket-accept", "keep-alive", "proxy-connection", "transfer-encoding",
+            "content-length",
+        ]
+        for line in String(decoding: head, as: UTF8.self).split(separator: "\r\n").dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let name = String(line[..<colon])
+            guard !dropped.contains(name.lowercased()) else { continue }
+            headers.add(name, String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
+        }
+        return (200, headers)
+    }
+
+    /// A fresh `Sec-WebSocket-Key` (16 random bytes in base64), for an upgrade sent on upstream for a client that
+    /// sent none (one over HTTP/2).
+    public static func makeKey() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return Data((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }).base64EncodedString()
     }
 }

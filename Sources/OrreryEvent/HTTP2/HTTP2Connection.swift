@@ -56,6 +56,8 @@ final class HTTP2Connection {
             nghttp2_settings_entry(
                 settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue),
                 value: UInt32(configuration.maxHeaderBytes)),
+            // RFC 8441: a client may open a WebSocket on a stream with an extended CONNECT.
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_CONNECT_PROTOCOL.rawValue), value: 1),
         ]
         guard nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &settings, settings.count) == 0 else {
             free()
@@ -276,6 +278,7 @@ final class HTTP2Connection {
                 return count > 0 ? count : Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
             }
             flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
+            if stream.isTunnel { stream.endSent() }
             if let trailers = stream.trailers, let session {
                 // The last DATA frame leaves the stream open; the trailers' HEADERS end it.
                 flags.pointee |= NGHTTP2_DATA_FLAG_NO_END_STREAM.rawValue
@@ -336,6 +339,14 @@ final class HTTP2Connection {
 
     func dataReceived(streamID: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32 {
         guard let stream = streams[streamID], !stream.isBodyTooLarge else { return 0 }
+        if stream.isTunnel {
+            // A client that sends more than a WebSocket message may hold before its CONNECT is answered.
+            if !stream.tunnelReceived(bytes), let session {
+                nghttp2_submit_rst_stream(
+                    session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
+            }
+            return 0
+        }
         if stream.body.count + bytes.count > configuration.maxBodyBytes {
             stream.isBodyTooLarge = true
             stream.body = []
@@ -346,10 +357,19 @@ final class HTTP2Connection {
     }
 
     func frameReceived(streamID: Int32, isHeaders: Bool, endsStream: Bool) -> Int32 {
-        guard let stream = streams[streamID], !stream.isDispatched else { return 0 }
+        guard let stream = streams[streamID] else { return 0 }
+        if stream.isTunnel {
+            if endsStream { stream.tunnelEndedByClient() }
+            return 0
+        }
+        guard !stream.isDispatched else { return 0 }
         if isHeaders && streamID == blockStream && stream.head.method.isEmpty {
             stream.head = block
             stream.isHead = block.method == "HEAD"
+        }
+        if stream.head.isExtendedConnect {
+            extendedConnect(stream, endsStream: endsStream)
+            return 0
         }
         guard endsStream else { return 0 }
         stream.isDispatched = true
@@ -371,6 +391,26 @@ final class HTTP2Connection {
         stream.body = []
         dispatch(stream, stream.head.request(body: body))
         return 0
+    }
+
+    /// An extended `CONNECT` (RFC 8441) for `websocket`: handed to the pipeline at once, as the WebSocket handshake it
+    /// stands for; its stream stays open both ways for the frames. Any other protocol is a 501.
+    private func extendedConnect(_ stream: HTTP2Stream, endsStream: Bool) {
+        stream.isDispatched = true
+        let problem: (HTTPStatusCode, String)? =
+            if stream.head.connectProtocol != "websocket" {
+                (.Code501NotImplemented, "The extended CONNECT is served for the websocket protocol only, not '\(stream.head.connectProtocol)'.")
+            } else if endsStream {
+                (.Code400BadRequest, "An extended CONNECT must leave its stream open for the WebSocket's frames.")
+            } else {
+                nil
+            }
+        if let (status, message) = problem {
+            stream.send(EncodedResponse(ErrorResponse(status, message: message)))
+            return
+        }
+        stream.isTunnel = true
+        dispatch(stream, stream.head.webSocketRequest())
     }
 
     private func dispatch(_ stream: HTTP2Stream, _ request: HTTPRequest) {
@@ -407,12 +447,16 @@ final class HTTP2Connection {
         nghttp2_submit_goaway(
             session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nghttp2_session_get_last_proc_stream_id(session),
             NGHTTP2_NO_ERROR.rawValue, nil, 0)
-        for stream in streams.values { stream.relay?.serverStopping() }
+        for stream in streams.values {
+            stream.relay?.serverStopping()
+            // An open WebSocket ends as one over HTTP/1.1 does when the server stops.
+            if stream.isTunnel, stream.isAnswered { stream.abort(errorCode: NGHTTP2_CANCEL.rawValue) }
+        }
         send()
     }
 
     /// Streams not yet answered (a streamed answer is not waited for), or output still to go.
     var isBusy: Bool {
-        streams.values.contains { $0.relay == nil || !$0.queue.isEmpty }
+        streams.values.contains { ($0.relay == nil && !$0.isTunnel) || !$0.queue.isEmpty }
     }
 }

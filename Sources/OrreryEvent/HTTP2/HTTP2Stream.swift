@@ -31,6 +31,13 @@ final class HTTP2Stream {
     var isDeferred = false
     /// The answer is relayed or streamed: its writer hears when the client has taken what was queued.
     var relay: ResponseStream?
+    /// An extended `CONNECT` (RFC 8441) handed to the pipeline as a WebSocket handshake: its DATA frames both ways
+    /// are the WebSocket's bytes, carried by `tunnel` once it is answered, held in `tunnelPending` until then.
+    var isTunnel = false
+    private(set) var tunnel: UpgradedConnection?
+    var tunnelPending: [UInt8] = []
+    /// Our `END_STREAM` has gone out.
+    private(set) var isEndSent = false
     private var closeObservers: [() -> Void] = []
     /// A bandwidth-limited answer: the rest of its body, and the slice sent every 100 ms.
     private var throttled: (bytes: [UInt8], sent: Int, bytesPerTick: Int)?
@@ -136,9 +143,67 @@ final class HTTP2Stream {
         return stream
     }
 
+    // MARK: - Extended CONNECT
+
+    /// Answers the extended `CONNECT` as `head` (an HTTP/1.1 `101`) would answer its HTTP/1.1 handshake: `200` and
+    /// the fields that still apply, the stream left open; `ready` then gets the stream as an `UpgradedConnection`,
+    /// or nil when it ended meanwhile. False, and nothing sent, for a stream that is not an extended `CONNECT`.
+    func upgrade(head: [UInt8], ready: @escaping (UpgradedConnection?) -> Void) -> Bool {
+        guard isTunnel, isOpen, !isAnswered, let owner else { return false }
+        isAnswered = true
+        let answer = WebSocketHandshake.http2Answer(forHead: head)
+        owner.submitResponse(self, fields: HTTP2Fields(status: answer.status, headers: answer.headers), hasBody: true)
+        let worker = owner.connection.worker
+        // As over HTTP/1.1, handed over once the loop has left the callbacks it may be in.
+        owner.loop.schedule(afterMilliseconds: 0) { [self] in
+            guard isOpen else {
+                ready(nil)
+                return
+            }
+            let upgraded = UpgradedConnection(worker: worker, stream: self, received: tunnelPending)
+            tunnelPending = []
+            tunnel = upgraded
+            ready(upgraded)
+        }
+        return true
+    }
+
+    /// DATA the client sent on an extended `CONNECT`; false when more waits unanswered than a message may hold.
+    func tunnelReceived(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if let tunnel {
+            tunnel.streamReceived(Array(bytes))
+            return true
+        }
+        tunnelPending.append(contentsOf: bytes)
+        return tunnelPending.count <= WebSocketLimits.standard.maximumMessageBytes + 64 * 1024
+    }
+
+    /// The client sent `END_STREAM` on an extended `CONNECT`.
+    func tunnelEndedByClient() {
+        tunnel?.streamEndedByClient()
+    }
+
+    /// The last DATA frame, with `END_STREAM`, is being sent: the tunnel is done once the loop is out of nghttp2.
+    func endSent() {
+        guard isTunnel, !isEndSent else { return }
+        isEndSent = true
+        owner?.loop.schedule(afterMilliseconds: 0) { [weak self] in self?.tunnel?.streamFinished() }
+    }
+
+    /// Resets the stream with `errorCode` (a tunnel cut short).
+    func abort(errorCode: UInt32) {
+        guard isOpen, let owner else { return }
+        owner.reset(self, errorCode: errorCode)
+    }
+
     // MARK: - Streamed bodies
 
     var queuedBytes: Int { queue.byteCount }
+
+    func appendBody(_ bytes: [UInt8]) {
+        guard isOpen, !isBodyComplete, !isHead, !bytes.isEmpty else { return }
+        queue.append(Payload(bytes))
+    }
 
     func appendBody(_ bytes: UnsafeRawBufferPointer) {
         guard isOpen, !isBodyComplete, !isHead, !bytes.isEmpty else { return }
@@ -180,6 +245,9 @@ final class HTTP2Stream {
         let relay = relay
         self.relay = nil
         relay?.markFinished()
+        let tunnel = tunnel
+        self.tunnel = nil
+        tunnel?.streamFinished()
         let observers = closeObservers
         closeObservers = []
         for observer in observers { observer() }

@@ -115,9 +115,12 @@ public struct Responder {
 
     /// Answers with `head` (a `101 Switching Protocols`, ending with its blank line) and hands the connection over
     /// to another protocol; `ready` gets it on this loop, or nil when the client has gone. An HTTP/1.1 connection,
-    /// plain or TLS, can be handed over: false, and nothing sent, on an HTTP/2 one.
+    /// plain or TLS, can be handed over, and so can an HTTP/2 stream opened by an extended `CONNECT` (RFC 8441),
+    /// which is answered `200` with the head's fields that still apply; false, and nothing sent, for any other
+    /// HTTP/2 stream.
     public func upgrade(head: [UInt8], ready: @escaping (UpgradedConnection?) -> Void) -> Bool {
-        connection.upgrade(number: number, head: head, ready: ready)
+        if let stream { return stream.upgrade(head: head, ready: ready) }
+        return connection.upgrade(number: number, head: head, ready: ready)
     }
 
     /// Calls `observer` when the connection ends, however it ends (at once if it has).

@@ -8,9 +8,16 @@ import OrreryCore
 ///
 /// It counts against `--max-connections` as the connection it took over did. A client that leaves more than
 /// `maximumQueuedBytes` unread is disconnected.
+///
+/// Over HTTP/2 it is one stream instead, opened by an extended `CONNECT` (RFC 8441): bytes in are the stream's DATA,
+/// bytes out go as DATA on it, the end is the stream's `END_STREAM` (or a reset), and the connection's other
+/// streams go on. Its HTTP/2 connection is what counts against `--max-connections` then.
 public final class UpgradedConnection {
     private unowned let worker: ServerWorker
     private var bufferevent: OpaquePointer?
+    /// The HTTP/2 stream it is, for one over HTTP/2.
+    private weak var stream: HTTP2Stream?
+    private let isStream: Bool
     /// Held until the connection closes: the handler lives as long as its connection.
     private var handler: (any UpgradedConnectionHandler)?
     private var pending: [UInt8]
@@ -22,6 +29,14 @@ public final class UpgradedConnection {
     init(worker: ServerWorker, bufferevent: OpaquePointer, received: [UInt8]) {
         self.worker = worker
         self.bufferevent = bufferevent
+        isStream = false
+        pending = received
+    }
+
+    init(worker: ServerWorker, stream: HTTP2Stream, received: [UInt8]) {
+        self.worker = worker
+        self.stream = stream
+        isStream = true
         pending = received
     }
 
@@ -32,6 +47,15 @@ public final class UpgradedConnection {
 
     /// Starts reading, handing what arrives (first what came behind the upgrade request) to `handler`.
     public func start(_ handler: any UpgradedConnectionHandler) {
+        if isStream {
+            guard !isClosed, stream?.isOpen == true else {
+                handler.upgradedConnectionClosed(self)
+                return
+            }
+            self.handler = handler
+            deliverPending()
+            return
+        }
         guard !isClosed, let bufferevent else {
             handler.upgradedConnectionClosed(self)
             return
@@ -41,16 +65,20 @@ public final class UpgradedConnection {
         bufferevent_setcb(
             bufferevent, Trampolines.upgradedReadable, Trampolines.upgradedWritable, Trampolines.upgradedEvent, context)
         bufferevent_enable(bufferevent, Int16(EV_READ | EV_WRITE))
-        if !pending.isEmpty {
-            let bytes = pending
-            pending = []
-            handler.upgradedConnection(self, received: bytes)
-        }
+        deliverPending()
+    }
+
+    private func deliverPending() {
+        guard !pending.isEmpty, let handler else { return }
+        let bytes = pending
+        pending = []
+        handler.upgradedConnection(self, received: bytes)
     }
 
     /// Bytes queued and not yet written to the socket: an intercepted tunnel's TLS filter hands its output on
     /// encrypted to the bufferevent beneath it at once, so what waits there counts too.
     public var queuedBytes: Int {
+        if isStream { return stream?.queuedBytes ?? 0 }
         guard let bufferevent, let output = bufferevent_get_output(bufferevent) else { return 0 }
         var queued = evbuffer_get_length(output)
         if let underlying = bufferevent_get_underlying(bufferevent), let beneath = bufferevent_get_output(underlying) {
@@ -62,8 +90,15 @@ public final class UpgradedConnection {
     /// Writes `bytes`; false (and the connection closed) when the client has gone or leaves too much unread.
     @discardableResult
     public func send(_ bytes: [UInt8]) -> Bool {
-        guard !isClosed, !isClosingAfterWrite, let bufferevent else { return false }
-        bufferevent_write(bufferevent, bytes, bytes.count)
+        guard !isClosed, !isClosingAfterWrite else { return false }
+        if isStream {
+            guard let stream, stream.isOpen else { return false }
+            stream.appendBody(bytes)
+            stream.flushBody()
+        } else {
+            guard let bufferevent else { return false }
+            bufferevent_write(bufferevent, bytes, bytes.count)
+        }
         if queuedBytes > maximumQueuedBytes {
             close()
             return false
@@ -73,7 +108,18 @@ public final class UpgradedConnection {
 
     /// Stops reading and closes once what is queued has been written.
     public func closeAfterWriting() {
-        guard !isClosed, !isClosingAfterWrite, let bufferevent else { return }
+        guard !isClosed, !isClosingAfterWrite else { return }
+        if isStream {
+            // The last DATA frame carries END_STREAM once what is queued has gone; the stream is then done here.
+            isClosingAfterWrite = true
+            guard let stream, stream.isOpen else {
+                close()
+                return
+            }
+            stream.finishBody()
+            return
+        }
+        guard let bufferevent else { return }
         isClosingAfterWrite = true
         bufferevent_disable(bufferevent, Int16(EV_READ))
         closeOnceWritten(checksLeft: Self.closeChecks)
@@ -100,6 +146,14 @@ public final class UpgradedConnection {
     public func close() {
         guard !isClosed else { return }
         isClosed = true
+        if isStream {
+            // Ended before its END_STREAM went out (the client left, too much unread): the stream is cancelled.
+            if let stream, stream.isOpen, !stream.isEndSent { stream.abort(errorCode: 8) }
+            let handler = self.handler
+            self.handler = nil
+            handler?.upgradedConnectionClosed(self)
+            return
+        }
         if let bufferevent {
             bufferevent_disable(bufferevent, Int16(EV_READ | EV_WRITE))
             bufferevent_setcb(bufferevent, nil, nil, nil, nil)
@@ -117,6 +171,28 @@ public final class UpgradedConnection {
         if let bufferevent { bufferevent_free(bufferevent) }
         bufferevent = nil
         worker.upgradedFreed(self)
+    }
+
+    // MARK: - Over HTTP/2
+
+    /// DATA from the client on the stream.
+    func streamReceived(_ bytes: [UInt8]) {
+        guard !isClosed, !isClosingAfterWrite else { return }
+        guard handler != nil else {
+            pending += bytes
+            return
+        }
+        handler?.upgradedConnection(self, received: bytes)
+    }
+
+    /// The client ended its side (`END_STREAM`): what is queued goes out, then the stream ends here too.
+    func streamEndedByClient() {
+        closeAfterWriting()
+    }
+
+    /// Our `END_STREAM` went out, or the stream ended (reset, the connection gone).
+    func streamFinished() {
+        close()
     }
 
     func readable() {

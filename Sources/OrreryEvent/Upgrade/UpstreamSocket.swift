@@ -2,13 +2,16 @@ import CLibevent
 import Glibc
 import OrreryCore
 
-/// A plain TCP connection to an upstream that carries bytes both ways, for a protocol the HTTP client does not
-/// speak after its first exchange (a forwarded WebSocket). Resolved through the loop's `UpstreamClient` (its
-/// resolver and connect timeout); used on that loop only.
+/// A connection to an upstream that carries bytes both ways, for a protocol the HTTP client does not speak after
+/// its first exchange (a forwarded WebSocket): plain TCP, or TLS (`wss://`) with the HTTP client's own context, so
+/// the upstream's certificate is verified as for any https upstream (the system's CAs and `--upstream-ca`, the host
+/// name or IP address checked). Resolved through the loop's `UpstreamClient` (its resolver and connect timeout);
+/// used on that loop only.
 public final class UpstreamSocket {
     private let client: UpstreamClient
     private let host: String
     private let port: Int
+    private let isTLS: Bool
     private var bufferevent: OpaquePointer?
     /// Held until the socket closes.
     private var handler: (any UpstreamSocketHandler)?
@@ -17,11 +20,15 @@ public final class UpstreamSocket {
     private var isClosingAfterWrite = false
     public private(set) var isClosed = false
 
-    /// Starts connecting to `host`:`port`; `handler` hears the outcome.
-    public init(to host: String, port: Int, using client: UpstreamClient, handler: any UpstreamSocketHandler) {
+    /// Starts connecting to `host`:`port`, over TLS when `tls` is set; `handler` hears the outcome. The connect
+    /// timeout covers the TLS handshake too.
+    public init(
+        to host: String, port: Int, tls: Bool = false, using client: UpstreamClient, handler: any UpstreamSocketHandler
+    ) {
         self.client = client
         self.host = host
         self.port = port
+        isTLS = tls
         self.handler = handler
         client.resolve(host, port: port) { [self] result in
             guard !isClosed else { return }
@@ -40,7 +47,18 @@ public final class UpstreamSocket {
     private var context: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
 
     private func connect(to address: String) {
-        guard let made = bufferevent_socket_new(client.loop.base, -1, Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)) else {
+        let options = Int32(BEV_OPT_CLOSE_ON_FREE.rawValue)
+        let made: OpaquePointer?
+        if isTLS {
+            // The bufferevent owns the session from here on, and frees it even when it cannot be made.
+            made = client.tls.makeSession(host: host).flatMap {
+                bufferevent_openssl_socket_new(client.loop.base, -1, $0, BUFFEREVENT_SSL_CONNECTING, options)
+            }
+            if let made { bufferevent_openssl_set_allow_dirty_shutdown(made, 1) }
+        } else {
+            made = bufferevent_socket_new(client.loop.base, -1, options)
+        }
+        guard let made else {
             fail(UpstreamFailure(.hostConnectionError, "cannot set up a connection to \(host):\(port)"))
             return
         }
@@ -93,7 +111,11 @@ public final class UpstreamSocket {
         handler?.upstreamSocketClosed(self, failure: failure)
         // Freed once libevent has left the callback it may be in.
         client.loop.schedule(afterMilliseconds: 0) { [self] in
-            if let bufferevent { bufferevent_free(bufferevent) }
+            if let bufferevent {
+                // libevent sends no close_notify of its own.
+                if isTLS, isConnected, let ssl = bufferevent_openssl_get_ssl(bufferevent) { SSL_shutdown(ssl) }
+                bufferevent_free(bufferevent)
+            }
             bufferevent = nil
         }
     }
@@ -117,6 +139,8 @@ public final class UpstreamSocket {
                 connectDeadline = nil
                 bufferevent_enable(bufferevent, Int16(EV_READ | EV_WRITE))
                 handler?.upstreamSocketConnected(self)
+            } else if isTLS, let bufferevent, let error = TLSContext.error(on: bufferevent) {
+                fail(UpstreamFailure(.tlsError, "TLS with \(host):\(port) failed: \(error)"))
             } else {
                 fail(UpstreamFailure(.hostConnectionError, "\(host):\(port) refused the connection or is unreachable"))
             }

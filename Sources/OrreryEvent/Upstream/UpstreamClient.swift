@@ -7,7 +7,7 @@ import OrreryCore
 public final class UpstreamClient {
     let loop: EventLoop
     let configuration: UpstreamClientConfiguration
-    private let tls: TLSContext
+    let tls: TLSContext
     private var dns: OpaquePointer?
     /// Idle connections by origin (`scheme://host:port`). A list, not a dictionary: there are a few upstreams,
     /// and their origin strings are the same objects request after request, so comparing is a pointer check

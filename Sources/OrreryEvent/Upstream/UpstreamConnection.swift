@@ -264,26 +264,10 @@ final class UpstreamConnection {
         if let socketRead { event_del(socketRead) }
     }
 
-    /// The OpenSSL error on this connection, if any.
-    /// The OpenSSL error on this connection, if any, and when it is a failed certificate check, why the check
-    /// failed (`unable to get local issuer certificate`, `hostname mismatch`): OpenSSL says only "certificate
-    /// verify failed" on the error stack.
+    /// The OpenSSL error on this connection, if any (see `TLSContext.error(on:)`).
     var tlsError: String? {
         guard isTLS, let bufferevent else { return nil }
-        // libevent's stack is last error first, with the raw SSL_get_error value (below 16) among the codes.
-        var codes: [UInt] = []
-        while case let code = bufferevent_get_openssl_error(bufferevent), code != 0 {
-            if code >= 16 { codes.append(code) }
-        }
-        guard let code = codes.last else { return nil }
-        var text = TLSContext.describe(code)
-        if let ssl = bufferevent_openssl_get_ssl(bufferevent) {
-            let verification = SSL_get_verify_result(ssl)
-            if verification != Int(X509_V_OK), let reason = X509_verify_cert_error_string(verification) {
-                text = "the certificate could not be verified: \(String(cString: reason)) (\(text))"
-            }
-        }
-        return text
+        return TLSContext.error(on: bufferevent)
     }
 
     func free() {

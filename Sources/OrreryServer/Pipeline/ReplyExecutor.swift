@@ -49,7 +49,8 @@ struct ReplyExecutor {
                 return
             }
             if WebSocketHandshake.isUpgrade(exchange.request) {
-                WebSocketRelay.start(plan, for: exchange, proxy: proxy, serviceLogger: serviceLogger)
+                WebSocketRelay.start(
+                    plan, for: exchange, proxy: proxy, serviceLogger: serviceLogger, metrics: metrics)
                 return
             }
             var captureLimit = serviceLogger.isCapturing ? exchange.session.journal.limits.maximumBodyBytes : 0
@@ -75,9 +76,11 @@ struct ReplyExecutor {
         case .stream(let start):
             start(exchange.responder)
         case .webSocket(let entry, let script, let budget):
-            WebSocketStubSession.start(script, of: entry, for: exchange, serviceLogger: serviceLogger, budget: budget)
+            WebSocketStubSession.start(
+                script, of: entry, for: exchange, serviceLogger: serviceLogger, metrics: metrics, budget: budget)
         case .events(let entry, let prepared, let script):
-            EventStreamPlayer.start(script, prepared: prepared, of: entry, for: exchange, serviceLogger: serviceLogger)
+            EventStreamPlayer.start(
+                script, prepared: prepared, of: entry, for: exchange, serviceLogger: serviceLogger, metrics: metrics)
         }
     }
 

@@ -3,17 +3,20 @@ import OrreryEvent
 
 /// Plays a stub's server-sent events: the head at once, each event when its delay after the one before it has
 /// passed, then the end of the stream, or nothing more with `keepOpen` until the client leaves. Journaled before
-/// the head goes out, with the whole stream as its body.
+/// the head goes out, with the whole stream as its body; counted in the metrics as the head goes out, as a stub's
+/// answer is (its duration then includes the response `delay`).
 enum EventStreamPlayer {
     static func start(
         _ script: EventStreamScript, prepared: PreparedResponse, of entry: IndexedStub, for exchange: Exchange,
-        serviceLogger: NetworkServiceLogger
+        serviceLogger: NetworkServiceLogger, metrics: LoopMetrics?
     ) {
         let outcome = JournalEntry.Outcome.stub(id: entry.stub.id, name: entry.stub.name, location: entry.stub.location)
         serviceLogger.log(
             exchange, status: prepared.status, headers: prepared.headers, body: Payload(script.encoded),
             outcome: outcome)
         let start = {
+            metrics?.answered(
+                .stub, status: prepared.status, kind: exchange.sessionKind, startedAt: exchange.arrivedAt)
             guard let stream = exchange.responder.startStream(status: prepared.status, headers: prepared.headers) else {
                 return
             }

@@ -10,6 +10,7 @@ final class WebSocketRelay: UpstreamSocketHandler, UpgradedConnectionHandler {
     private let exchange: Exchange
     private let upstream: Upstream
     private let serviceLogger: NetworkServiceLogger
+    private let metrics: LoopMetrics?
     private var socket: UpstreamSocket?
     private var requestHead: [UInt8] = []
     private var client: UpgradedConnection?
@@ -33,20 +34,23 @@ final class WebSocketRelay: UpstreamSocketHandler, UpgradedConnectionHandler {
     /// An upgrade answer larger than this is not a WebSocket's.
     private static let maximumHeadBytes = 64 * 1024
 
-    private init(exchange: Exchange, upstream: Upstream, serviceLogger: NetworkServiceLogger) {
+    private init(exchange: Exchange, upstream: Upstream, serviceLogger: NetworkServiceLogger, metrics: LoopMetrics?) {
         self.exchange = exchange
         self.upstream = upstream
         self.serviceLogger = serviceLogger
+        self.metrics = metrics
     }
 
     static func start(
-        _ plan: ProxyForwarder.Plan, for exchange: Exchange, proxy: ProxyForwarder, serviceLogger: NetworkServiceLogger
+        _ plan: ProxyForwarder.Plan, for exchange: Exchange, proxy: ProxyForwarder, serviceLogger: NetworkServiceLogger,
+        metrics: LoopMetrics?
     ) {
-        let relay = WebSocketRelay(exchange: exchange, upstream: plan.upstream, serviceLogger: serviceLogger)
-        guard plan.upstream.scheme == "http" else {
+        let relay = WebSocketRelay(
+            exchange: exchange, upstream: plan.upstream, serviceLogger: serviceLogger, metrics: metrics)
+        guard plan.upstream.scheme == "http" || plan.upstream.scheme == "https" else {
             relay.refuse(
                 .Code502BadGateway,
-                "WebSockets are forwarded to http upstreams (ws://); \(plan.upstream.origin) is \(plan.upstream.scheme)",
+                "WebSockets are forwarded to http (ws://) and https (wss://) upstreams; \(plan.upstream.origin) is \(plan.upstream.scheme)",
                 kind: "unsupportedUpstream")
             return
         }
@@ -72,9 +76,11 @@ final class WebSocketRelay: UpstreamSocketHandler, UpgradedConnectionHandler {
         let error = ErrorResponse(
             status, message: message, details: [("kind", .string(kind)), ("upstream", .string(upstream.origin))])
         let response = Response(error, kind: kind)
+        let outcome = JournalEntry.Outcome.proxied(
+            environment: upstream.environmentKey, upstream: upstream.origin, error: kind)
+        metrics?.count(outcome, fault: nil, status: response.status.code, for: exchange)
         serviceLogger.log(
-            exchange, status: response.status.code, headers: response.headers, body: response.body,
-            outcome: .proxied(environment: upstream.environmentKey, upstream: upstream.origin, error: kind))
+            exchange, status: response.status.code, headers: response.headers, body: response.body, outcome: outcome)
         isJournaled = true
         exchange.responder.send(response.encoded)
     }
@@ -154,7 +160,14 @@ final class WebSocketRelay: UpstreamSocketHandler, UpgradedConnectionHandler {
                 read(rest, from: "server")
             }
         }
-        if !accepted {
+        if accepted {
+            if exchange.responder.httpVersion == "2" {
+                // The client opened it with an extended CONNECT: it got a 200 and the fields that still apply.
+                (responseStatus, responseHeaders) = WebSocketHandshake.http2Answer(forHead: head)
+            }
+            // Counted as the answer goes out to the client; the socket is journaled when it ends.
+            metrics?.count(outcome, fault: nil, status: responseStatus, for: exchange)
+        } else {
             isOpen = false
             refuse(
                 .Code501NotImplemented, "this connection cannot be handed over to a WebSocket",
@@ -251,7 +264,7 @@ final class WebSocketRelay: UpstreamSocketHandler, UpgradedConnectionHandler {
     private func journal() {
         guard !isJournaled else { return }
         isJournaled = true
-        if let recording, responseStatus == 101 {
+        if let recording, isOpen {
             let stub = RealtimeFixture.webSocketStub(
                 path: exchange.request.path, host: recording.host, frames: recordedFrames)
             serviceLogger.recorder.recordFile(

@@ -34,15 +34,19 @@ final class WebSocketStubSession: UpgradedConnectionHandler {
         self.head = head
     }
 
-    /// Accepts the upgrade `exchange` asks for and plays `script` on it; a request that is not a valid opening
-    /// handshake, or one over HTTP/2, gets an error answer instead.
+    /// Accepts the upgrade `exchange` asks for and plays `script` on it: over HTTP/1.1 with a 101, over HTTP/2 (an
+    /// extended `CONNECT`, RFC 8441) with a 200 on the stream. A request that is not a valid opening handshake, or
+    /// one over an HTTP/2 stream that is not an extended `CONNECT`, gets an error answer instead.
     static func start(
         _ script: WebSocketScript, of entry: IndexedStub, for exchange: Exchange, serviceLogger: NetworkServiceLogger,
-        budget: TemplateBudget
+        metrics: LoopMetrics?, budget: TemplateBudget
     ) {
         let outcome = JournalEntry.Outcome.stub(id: entry.stub.id, name: entry.stub.name, location: entry.stub.location)
-        if let problem = WebSocketHandshake.problem(with: exchange.request) {
-            refuse(.Code400BadRequest, problem, outcome: outcome, for: exchange, serviceLogger: serviceLogger)
+        let overHTTP2 = exchange.responder.httpVersion == "2"
+        if let problem = WebSocketHandshake.problem(with: exchange.request, overHTTP2: overHTTP2) {
+            refuse(
+                .Code400BadRequest, problem, outcome: outcome, for: exchange, serviceLogger: serviceLogger,
+                metrics: metrics)
             return
         }
         let head = WebSocketHandshake.acceptingHead(for: exchange.request)
@@ -58,16 +62,22 @@ final class WebSocketStubSession: UpgradedConnectionHandler {
         }
         if !accepted {
             let message =
-                "WebSocket stubs are served over HTTP/1.1 (ws://, wss://); this connection cannot be handed over."
-            refuse(.Code501NotImplemented, message, outcome: outcome, for: exchange, serviceLogger: serviceLogger)
+                "WebSocket stubs are served over HTTP/1.1 (ws://, wss://) and over HTTP/2 by an extended CONNECT (RFC 8441); this request cannot be handed over."
+            refuse(
+                .Code501NotImplemented, message, outcome: outcome, for: exchange, serviceLogger: serviceLogger,
+                metrics: metrics)
+        } else {
+            // Counted as the handshake's answer goes out; the socket is journaled when it ends.
+            metrics?.count(outcome, fault: nil, status: session.answer.status, for: exchange)
         }
     }
 
     private static func refuse(
         _ status: HTTPStatusCode, _ message: String, outcome: JournalEntry.Outcome, for exchange: Exchange,
-        serviceLogger: NetworkServiceLogger
+        serviceLogger: NetworkServiceLogger, metrics: LoopMetrics?
     ) {
         let response = Response(ErrorResponse(status, message: message), kind: "webSocketRefused")
+        metrics?.count(outcome, fault: nil, status: response.status.code, for: exchange)
         serviceLogger.log(
             exchange, status: response.status.code, headers: response.headers, body: response.body, outcome: outcome)
         exchange.responder.send(response.encoded)
@@ -166,10 +176,9 @@ final class WebSocketStubSession: UpgradedConnectionHandler {
                 matched: matched))
     }
 
-    /// Journals the socket once, when it ends: the 101, and every message that went either way.
-    private func journal() {
-        guard !isJournaled else { return }
-        isJournaled = true
+    /// The answer the client got: the 101 and its fields, or over HTTP/2 the 200 and what of them still applies.
+    var answer: (status: Int, headers: HTTPHeaders) {
+        if exchange.responder.httpVersion == "2" { return WebSocketHandshake.http2Answer(forHead: head) }
         var headers = HTTPHeaders()
         let text = String(decoding: head, as: UTF8.self)
         for line in text.split(separator: "\r\n").dropFirst() {
@@ -177,7 +186,16 @@ final class WebSocketStubSession: UpgradedConnectionHandler {
             headers.add(
                 String(line[..<colon]), String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
         }
+        return (101, headers)
+    }
+
+    /// Journals the socket once, when it ends: the answer that opened it, and every message that went either way.
+    private func journal() {
+        guard !isJournaled else { return }
+        isJournaled = true
+        let answer = answer
         serviceLogger.log(
-            exchange, status: 101, headers: headers, body: Payload.empty, outcome: outcome, messages: messages)
+            exchange, status: answer.status, headers: answer.headers, body: Payload.empty, outcome: outcome,
+            messages: messages)
     }
 }
