@@ -130,6 +130,7 @@ public enum OpenAPISpecLoader {
             var parameterSchemas: [Int?]
             var bodySchemas: [Int?]
             var responseSchemas: [[Int?]]
+            var responseHeaderSchemas: [[Int?]]
         }
 
         mutating func build(version: String, title: String, basePath: String) throws(OpenAPILoadError) -> OpenAPISpec {
@@ -162,6 +163,11 @@ public enum OpenAPISpecLoader {
                 for (response, schemas) in draft.responseSchemas.enumerated() {
                     for (index, schema) in schemas.enumerated() {
                         operation.responses[response].content[index].schema = schema.map { validators[$0] }
+                    }
+                }
+                for (response, schemas) in draft.responseHeaderSchemas.enumerated() {
+                    for (index, schema) in schemas.enumerated() {
+                        operation.responses[response].headers[index].schema = schema.map { validators[$0] }
                     }
                 }
                 return operation
@@ -243,18 +249,46 @@ public enum OpenAPISpecLoader {
             }
             var responses: [OpenAPIResponse] = []
             var responseSchemas: [[Int?]] = []
+            var responseHeaderSchemas: [[Int?]] = []
             for (status, response) in operation["responses"]?.objectMembers ?? [] {
                 let (value, at) = try documents.follow(response, at: location.appending("responses", status))
                 let (media, schemas) = content(value["content"], at: at.appending("content"))
-                responses.append(OpenAPIResponse(status: status, content: media))
+                let (headers, headerSchemas) = try self.headers(value["headers"], at: at.appending("headers"))
+                responses.append(OpenAPIResponse(status: status, content: media, headers: headers))
                 responseSchemas.append(schemas)
+                responseHeaderSchemas.append(headerSchemas)
             }
             let result = OpenAPIOperation(
                 method: method.uppercased(), pathTemplate: template, operationId: operation["operationId"]?.stringValue,
                 parameters: merged.map(\.parameter), requestBody: requestBody, responses: responses, location: location.uri)
             return Draft(
                 operation: result, parameterSchemas: merged.map(\.schema), bodySchemas: bodySchemas,
-                responseSchemas: responseSchemas)
+                responseSchemas: responseSchemas, responseHeaderSchemas: responseHeaderSchemas)
+        }
+
+        /// A response's headers: each one's schema (or its one `content` type's) and example.
+        private mutating func headers(
+            _ value: JSONValue?, at location: SpecDocuments.Location
+        ) throws(OpenAPILoadError) -> (headers: [OpenAPIHeader], schemas: [Int?]) {
+            var headers: [OpenAPIHeader] = []
+            var schemas: [Int?] = []
+            for (name, header) in value?.objectMembers ?? [] where name.lowercased() != "content-type" {
+                let (resolved, at) = try documents.follow(header, at: location.appending(name))
+                var schema = schemaIndex(resolved, at: at)
+                var example = resolved["example"]
+                if example == nil, let (first, value) = resolved["examples"]?.objectMembers?.first {
+                    example = (try? documents.follow(value, at: at.appending("examples", first)))?.0["value"]
+                }
+                if schema == nil, let (type, media) = resolved["content"]?.objectMembers?.first {
+                    schema = schemaIndex(media, at: at.appending("content", type))
+                    example = example ?? media["example"]
+                }
+                headers.append(
+                    OpenAPIHeader(
+                        name: name, isRequired: resolved["required"] == .bool(true), schema: nil, example: example))
+                schemas.append(schema)
+            }
+            return (headers, schemas)
         }
     }
 }

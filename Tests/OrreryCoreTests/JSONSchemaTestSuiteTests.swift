@@ -61,6 +61,7 @@ struct JSONSchemaTestSuiteTests {
         }
         let dialect: JSONSchemaDialect = file.hasPrefix("draft4/") ? .openAPI30 : .draft2020_12
         var ran = 0
+        var settled = 0
         var failures: [String] = []
         for group in groups {
             guard case .string(let description)? = group["description"], let schema = group["schema"],
@@ -88,6 +89,12 @@ struct JSONSchemaTestSuiteTests {
                 if validator.isValid(instance) != violations.isEmpty {
                     failures.append("\(description) / \(name): isValid and validate disagree")
                 }
+                // Read on the bytes: "valid" only where the tree says so, and settled for most valid instances.
+                let isSettled = validator.isSettledValid(json: instance.encodedBytes)
+                if isSettled && !violations.isEmpty {
+                    failures.append("\(description) / \(name): valid on the bytes, \(violations) on the tree")
+                }
+                if isSettled { settled += 1 }
             }
         }
         #expect(failures.isEmpty, "\(file): \(failures.count) of \(ran) cases failed:\n\(failures.joined(separator: "\n"))")

@@ -141,4 +141,56 @@ struct JSONSchemaValidatorTests {
             "urn:s#/if: 'if' is not checked", "urn:s#/properties/a/unevaluatedItems: 'unevaluatedItems' is not checked",
         ])
     }
+
+    static let order = """
+        {"type": "object", "required": ["currency", "lines"], "additionalProperties": false,
+         "properties": {"currency": {"type": "string", "enum": ["EUR", "USD"]}, "note": {"type": "string", "maxLength": 20},
+          "ref": {"$ref": "#/$defs/code"}, "id": {"type": "integer", "readOnly": true},
+          "lines": {"type": "array", "minItems": 1, "maxItems": 3, "items": {"type": "object", "required": ["sku", "price"],
+            "properties": {"sku": {"type": "string", "pattern": "^[A-Z]{3}-[0-9]{4}$"},
+              "price": {"type": "number", "minimum": 0, "multipleOf": 0.01}, "tags": {"oneOf": [{"type": "string"}, {"type": "array"}]}}}}},
+         "$defs": {"code": {"type": "string", "minLength": 2}}}
+        """
+
+    /// A body read on its bytes (`isSettledValid(json:)`) is "valid" only where the tree says so; anything in doubt
+    /// is left to the tree, which says what is wrong.
+    @Test("Bodies checked on their bytes: valid ones settled, every other left to the tree", arguments: [
+        (#"{"currency":"EUR","lines":[{"sku":"ABC-0001","price":12.5,"tags":"x"}]}"#, true),
+        (#" {"lines": [{"price": 0, "sku": "XYZ-9999", "tags": ["a", {"b": null}]}], "currency": "USD", "note": "é ok"} "#, true),
+        (#"{"currency":"EUR","ref":"ab","lines":[{"sku":"ABC-0001","price":1},{"sku":"ABC-0002","price":2.01}]}"#, true),
+        (#"{"currency":"EUR","lines":[{"sku":"ABC-001","price":12.5}]}"#, false),  // pattern
+        (#"{"currency":"EUR","lines":[{"sku":"ABC-0001","price":12.555}]}"#, false),  // multipleOf
+        (#"{"currency":"EUR","lines":[{"sku":"ABC-0001"}]}"#, false),  // required
+        (#"{"currency":"EUR","lines":[]}"#, false),  // minItems
+        (#"{"currency":"EUR","lines":[{"sku":"ABC-0001","price":1}],"extra":1}"#, false),  // additionalProperties
+        (#"{"currency":"EUR","currency":"EUR","lines":[{"sku":"ABC-0001","price":1}]}"#, false),  // duplicate key
+        (#"{"currency":"EUR","lines":[{"sku":"ABC-0001","price":1,"tags":1}]}"#, false),  // oneOf
+        (#"{"currency":"EUR","ref":"a","lines":[{"sku":"ABC-0001","price":1}]}"#, false),  // through $ref
+        (#"{"currency":"EUR","id":1,"lines":[{"sku":"ABC-0001","price":1}]}"#, false),  // readOnly in a request
+        (#"{"currency":"EUR","lines":[{"sku":"ABC-0001","price":1}]"#, false),  // not JSON
+        (#"{"currency":"EUR","lines":[{"sku":"ABC-0001","price":1}]} x"#, false),
+        (#"{"currency":"EUR","lines":[{"sku":"ABC-0001","price":01}]}"#, false),
+    ])
+    func settledOnBytes(body: String, isValid: Bool) throws {
+        let validator = try Self.validator(Self.order)
+        let bytes = Array(body.utf8)
+        let tree = JSONBodyParser.parse(bytes)
+        let violations = tree.map { validator.validate($0, direction: .request) }
+        #expect((violations?.isEmpty ?? false) == isValid, "\(violations.map(String.init(describing:)) ?? "not JSON")")
+        #expect(validator.isSettledValid(json: bytes, direction: .request) == isValid)
+    }
+
+    @Test("Bodies checked on their bytes: keys with escapes, and keys beyond ASCII, go the long way")
+    func settledOnBytesDoubts() throws {
+        let validator = try Self.validator(#"{"type": "object", "properties": {"a": {"type": "integer"}}}"#)
+        #expect(validator.isSettledValid(json: Array(#"{"a": 1, "b": [true, null, "x"]}"#.utf8)))
+        #expect(!validator.isSettledValid(json: Array(#"{"\u0061": 1}"#.utf8)))
+        #expect(validator.isValid(try JSONValue.parse(#"{"\u0061": 1}"#)))
+        #expect(!validator.isSettledValid(json: Array(#"{"é": 1}"#.utf8)))
+        #expect(!validator.isSettledValid(json: []))
+        // Nested past the tree parser's depth: refused by both.
+        let deep = String(repeating: "[", count: 600) + String(repeating: "]", count: 600)
+        #expect(JSONBodyParser.parse(Array(deep.utf8)) == nil)
+        #expect(!validator.isSettledValid(json: Array(deep.utf8)))
+    }
 }

@@ -166,6 +166,46 @@ struct RegexEngineTests {
         #expect(disagreements.isEmpty, "\(disagreements.count) disagreements, first: \(disagreements.prefix(10))")
     }
 
+    /// Sequences of single-scalar items, each repeated, are matched a byte at a time (`LinearByteMatcher`) on
+    /// ASCII text; the Pike VM takes the rest. Both must say what Swift's Regex says.
+    @Test("Sequences of repeated single scalars: the byte matcher agrees with Swift's Regex")
+    func linearSequences() throws {
+        var random = SeededRandom(seed: 0x11AE_A2B7_7E5)
+        let atoms = ["a", "b", "-", "\\.", "[a-c]", "[^b]", "\\d", ".", "[A-Z]", "(?:1)", "[ _]"]
+        let quantifiers = ["", "", "?", "*", "+", "{2}", "{1,3}", "{0,2}", "{2,}"]
+        var compared = 0
+        var byBytes = 0
+        var disagreements: [String] = []
+        for _ in 0..<1_500 {
+            var pattern = random.next(3) == 0 ? "" : "^"
+            for _ in 0..<random.next(5) {
+                pattern += atoms[random.next(atoms.count)] + quantifiers[random.next(quantifiers.count)]
+            }
+            if random.next(3) != 0 { pattern += ["$", "\\z", "\\Z"][random.next(3)] }
+            let reference = try Regex(pattern).asciiOnlyDigits()
+            let ours = try Pattern(pattern)
+            if LinearByteMatcher(try RegexParser.parse(pattern)) != nil { byBytes += 1 }
+            for _ in 0..<12 {
+                let alphabet = Array("aabbcAB.1-- _x9")
+                let text = String((0..<random.next(9)).map { _ in alphabet[random.next(alphabet.count)] })
+                let expected = (try? reference.firstMatch(in: text)) != nil
+                compared += 1
+                if ours.matches(text) != expected {
+                    disagreements.append("/\(pattern)/ on \(text.debugDescription): Swift says \(expected)")
+                }
+            }
+        }
+        #expect(byBytes > 1_400, "most generated patterns are sequences the byte matcher takes")
+        #expect(compared > 15_000)
+        #expect(disagreements.isEmpty, "\(disagreements.count) disagreements, first: \(disagreements.prefix(10))")
+        // Texts the byte matcher leaves to the VM: non-ASCII, and a line terminator before `$`.
+        #expect(try Pattern("^[a-z]+$").matches("abc\n"))
+        #expect(try !Pattern("^[a-z]+\\z").matches("abc\n"))
+        #expect(try Pattern("^.{3}$").matches("héé"))
+        #expect(try !Pattern("^[a-z]{3}$").matches("héé"))
+        #expect(try Pattern("(?i)^k[0-9]$").matches("\u{212A}9"))
+    }
+
     @Test("Escaped literals match themselves through the literal fast paths and the VM alike", arguments: [
         "/api/v1.0", "/a+b/(c)", "/x[1]{2}", "/cost$|^/free", "/back\\slash", "/*?", "é/ü", "",
     ])

@@ -15,7 +15,7 @@ package enum JSONBodyParser {
         }
     }
 
-    private struct Parser {
+    struct Parser {
         let bytes: UnsafeBufferPointer<UInt8>
         var index = 0
         static let maximumDepth = 512

@@ -5,7 +5,7 @@ struct SchemaEvaluation {
     private(set) var violations: [SchemaViolation] = []
     /// The instance path, as tokens; made into a pointer only when a violation is reported.
     private var path: [String] = []
-    private var depth = 0
+    var depth = 0
     /// Schemas that refer to themselves without going deeper into the instance would recurse forever; the bound
     /// also keeps a hostile, deeply nested instance against a recursive schema well within a thread's stack.
     static let maximumDepth = 256
@@ -71,7 +71,7 @@ struct SchemaEvaluation {
         }
     }
 
-    private func isExcludedByDirection(_ index: Int) -> Bool {
+    func isExcludedByDirection(_ index: Int) -> Bool {
         guard let direction else { return false }
         let flags = flags(index)
         return direction == .request ? flags.isReadOnly : flags.isWriteOnly

@@ -7,12 +7,17 @@ struct SmallDecimal: Sendable {
     var scale: Int
 
     init?(_ text: String) {
+        self.init(bytes: text.utf8)
+    }
+
+    /// The number from its UTF-8 text, as a request body holds it.
+    init?<Bytes: Sequence<UInt8>>(bytes: Bytes) {
         var significand: Int64 = 0
         var scale = 0
         var digits = 0
         var isNegative = false
         var isFraction = false
-        for byte in text.utf8 {
+        for byte in bytes {
             switch byte {
             case UInt8(ascii: "0")...UInt8(ascii: "9"):
                 digits += 1

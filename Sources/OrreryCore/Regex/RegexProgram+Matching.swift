@@ -13,6 +13,7 @@ extension RegexProgram {
             return matchesLiteral(literalShape, in: text) ? .match : .noMatch
         }
         if !prefix.isEmpty && !Self.hasPrefix(text, prefix) { return .noMatch }
+        if let linear, let matched = linear.match(text) { return matched ? .match : .noMatch }
         if !required.isEmpty && !Self.contains(text, required, failure: requiredFailure) { return .noMatch }
         return run(text)
     }

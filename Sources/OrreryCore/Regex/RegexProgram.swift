@@ -57,6 +57,8 @@ final class RegexProgram: Sendable {
     let requiredFailure: [Int32]
     /// Four words: the UTF-8 lead bytes a match can start with, to skip the rest; empty when any can.
     let firstBytes: [UInt64]
+    /// The byte matcher, when the pattern is a sequence of single-scalar items: most texts never reach the VM.
+    let linear: LinearByteMatcher?
     /// So that a pattern that keeps giving up is reported once, not on every request.
     let hasReportedAbandonment = Atomic<Bool>(false)
 
@@ -66,6 +68,7 @@ final class RegexProgram: Sendable {
     init(_ pattern: String) throws(RegexSyntaxError) {
         let root = LiteralFacts.withoutOptionalEnds(try RegexParser.parse(pattern))
         let facts = LiteralFacts(root)
+        linear = LinearByteMatcher(root)
         var compiler = Compiler()
         // After an anchored literal prefix, which is compared first, the VM runs only what follows it.
         try compiler.emit(facts.prefix.isEmpty ? root : .concatenation(facts.afterPrefix))

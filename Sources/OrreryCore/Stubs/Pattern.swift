@@ -18,7 +18,16 @@ public struct Pattern: Sendable, CustomStringConvertible {
     /// pattern with many states) counts as no match, and is reported once per pattern to the handler set with
     /// `onAbandonedMatch`.
     public func matches(_ text: String) -> Bool {
-        switch program.match(text) {
+        settle(program.match(text), textBytes: text.utf8.count)
+    }
+
+    /// Whether the pattern matches valid UTF-8 text, as a request body holds it.
+    func matches(utf8 text: UnsafeBufferPointer<UInt8>) -> Bool {
+        settle(program.match(utf8: text), textBytes: text.count)
+    }
+
+    private func settle(_ outcome: RegexProgram.Outcome, textBytes: Int) -> Bool {
+        switch outcome {
         case .match:
             return true
         case .noMatch:
@@ -26,7 +35,7 @@ public struct Pattern: Sendable, CustomStringConvertible {
         case .abandoned:
             if !program.hasReportedAbandonment.exchange(true, ordering: .relaxed) {
                 let handler = Self.abandonedMatchHandler.withLock { $0 }
-                handler?(source, text.utf8.count)
+                handler?(source, textBytes)
             }
             return false
         }

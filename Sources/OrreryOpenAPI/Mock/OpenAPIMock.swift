@@ -218,7 +218,7 @@ public final class OpenAPIMock: Sendable {
                 random: SplitMix64(seed: SplitMix64.seed(request.method + " " + request.target)))
             answer = PreparedOperation.answer(
                 code: code, contentType: media.contentType, value: generator.value(at: location),
-                operationId: operation.operationId, source: operation.source)
+                operationId: operation.operationId, source: operation.source, headers: status.headers)
         }
         return answer.status == code ? answer : Self.recoded(answer, code)
     }

@@ -20,6 +20,8 @@ struct PreparedOperation: Sendable {
         let media: [Media]
         /// The answer when no content is documented.
         let empty: OpenAPIAnswer
+        /// The declared headers that have an example or a schema, with their values as sent.
+        let headers: [(name: String, value: String)]
     }
 
     let validator: OperationValidator
@@ -36,6 +38,15 @@ struct PreparedOperation: Sendable {
         self.source = spec.source
         responses = operation.responses.map { response in
             let code = Self.code(response.status)
+            let headers = response.headers.compactMap { header -> (name: String, value: String)? in
+                var generator = BodyGenerator(source: source, direction: .response)
+                guard let value = header.example ?? header.schema.map({ generator.value(at: $0.location) }) else {
+                    return nil
+                }
+                // A header described by a `content` type (JSON) is sent as JSON text.
+                let isJSON = header.schema?.location.contains("/content/") ?? false
+                return (header.name, isJSON ? value.encoded : Self.headerText(value))
+            }
             let media = response.content.map { media in
                 var generator = BodyGenerator(source: source, direction: .response)
                 let first = media.example ?? media.examples.first?.value
@@ -43,7 +54,7 @@ struct PreparedOperation: Sendable {
                 let make = { (value: JSONValue) in
                     Self.answer(
                         code: code, contentType: media.contentType, value: value, operationId: operationId,
-                        source: spec.source)
+                        source: spec.source, headers: headers)
                 }
                 return Media(
                     contentType: media.contentType,
@@ -51,11 +62,13 @@ struct PreparedOperation: Sendable {
                     schemaLocation: media.schema?.location, answer: make(value),
                     examples: media.examples.map { ($0.name, make($0.value)) })
             }
+            var emptyHeaders = HTTPHeaders()
+            for header in headers { emptyHeaders.add(header.name, header.value) }
             let empty = OpenAPIAnswer(
-                Response(status: HTTPStatus(code), headers: HTTPHeaders(), body: Payload.empty),
+                Response(status: HTTPStatus(code), headers: emptyHeaders, body: Payload.empty),
                 operationId: operationId,
                 source: spec.source)
-            return Status(status: response.status, code: code, media: media, empty: empty)
+            return Status(status: response.status, code: code, media: media, empty: empty, headers: headers)
         }
         primary =
             responses.firstIndex { (200..<300).contains($0.code) && $0.status != "default" }
@@ -70,9 +83,10 @@ struct PreparedOperation: Sendable {
         return 200
     }
 
-    static func answer(code: Int, contentType: String, value: JSONValue, operationId: String, source: String)
-        -> OpenAPIAnswer
-    {
+    static func answer(
+        code: Int, contentType: String, value: JSONValue, operationId: String, source: String,
+        headers: [(name: String, value: String)] = []
+    ) -> OpenAPIAnswer {
         let bytes: [UInt8]
         if case .string(let text) = value, !OperationValidator.isJSON(OperationValidator.mediaType(contentType)) {
             bytes = Array(text.utf8)
@@ -80,7 +94,22 @@ struct PreparedOperation: Sendable {
             bytes = value.encodedBytes
         }
         let type = contentType.contains("*") ? "application/json" : contentType
-        let response = Response(status: HTTPStatus(code), headers: ["Content-Type": type], body: Payload(bytes))
+        var fields: HTTPHeaders = ["Content-Type": type]
+        for header in headers { fields.add(header.name, header.value) }
+        let response = Response(status: HTTPStatus(code), headers: fields, body: Payload(bytes))
         return OpenAPIAnswer(response, operationId: operationId, source: source)
+    }
+
+    /// A header's value as its `simple` style writes it: a scalar as text, an array's items and an object's
+    /// names and values separated by commas.
+    static func headerText(_ value: JSONValue) -> String {
+        switch value {
+        case .null: ""
+        case .bool(let flag): flag ? "true" : "false"
+        case .number(_, let text): text
+        case .string(let text): text
+        case .array(let items): items.map(headerText).joined(separator: ",")
+        case .object(let members): members.map { $0.0 + "," + headerText($0.1) }.joined(separator: ",")
+        }
     }
 }

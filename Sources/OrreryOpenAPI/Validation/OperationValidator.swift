@@ -9,21 +9,37 @@ struct OperationValidator: Sendable {
     let security: SecurityRequirement
     /// The fields of an `application/x-www-form-urlencoded` body and their types.
     let formFields: [(name: String, types: [String])]
+    /// The fields of a `multipart/form-data` body and their types.
+    let multipartFields: [(name: String, types: [String])]
+    /// The types a `text/*` body's schema names, by the spec's content type.
+    let textTypes: [(contentType: String, types: [String])]
     /// Whether a parameter or a credential is read from the `Cookie` header.
     let readsCookies: Bool
+    /// Each response's declared headers, read as `simple` header parameters are, by response.
+    let responseHeaders: [[ParameterReader]]
 
     init(_ operation: OpenAPIOperation, spec: OpenAPISpec, source: SchemaSource) {
         self.operation = operation
         readers = operation.parameters.map { ParameterReader($0, source: source) }
-        let form = operation.requestBody?.content.first {
-            Self.mediaType($0.contentType) == "application/x-www-form-urlencoded"
-        }
-        if let location = form?.schema?.location, let (schema, at) = source.schema(at: location) {
-            formFields = (schema["properties"]?.objectMembers ?? []).map { name, _ in
-                (name, source.types(at: at + "/properties/" + name.replacingOccurrences(of: "/", with: "~1")))
+        responseHeaders = operation.responses.map { response in
+            response.headers.map { header in
+                ParameterReader(
+                    OpenAPIParameter(
+                        name: header.name, location: .header, style: "simple", explode: false,
+                        isRequired: header.isRequired, schema: header.schema),
+                    source: source)
             }
-        } else {
-            formFields = []
+        }
+        let content = operation.requestBody?.content ?? []
+        formFields = Self.fields(
+            of: content.first { Self.mediaType($0.contentType) == "application/x-www-form-urlencoded" }, source: source)
+        multipartFields = Self.fields(
+            of: content.first { Self.mediaType($0.contentType) == "multipart/form-data" }, source: source)
+        textTypes = content.compactMap { media in
+            guard Self.mediaType(media.contentType).hasPrefix("text/"), let location = media.schema?.location else {
+                return nil
+            }
+            return (media.contentType, source.types(at: location))
         }
         let raw = source.schema(at: operation.location)?.value
         security = SecurityRequirement(operation: raw, document: spec.document, source: source, documentURI: spec.uri)
@@ -98,6 +114,8 @@ struct OperationValidator: Sendable {
         guard let schema = media.schema else { return }
         let instance: JSONValue
         if Self.isJSON(contentType) {
+            // The usual case, a valid body, is settled on its bytes without a tree; anything else is read as one.
+            if schema.isSettledValid(json: request.body, direction: .request) { return }
             // The request path's parser first (no line numbers, one tree); the loader's only to say what is wrong.
             if let parsed = JSONBodyParser.parse(request.body) {
                 instance = parsed
@@ -115,15 +133,33 @@ struct OperationValidator: Sendable {
             }
         } else if contentType == "application/x-www-form-urlencoded" {
             let items = PercentDecoding.queryItems(Substring(String(decoding: request.body, as: UTF8.self)))
-            // Form fields are text: each is read as its property's type, as a query parameter is.
-            instance = .object(
-                items.map { item in
-                    let types = formFields.first { $0.name == item.name }?.types ?? []
-                    guard case .value(let value) = ParameterReader.scalar(item.value, types: types) else {
-                        return (item.name, .string(item.value))
-                    }
-                    return (item.name, value)
-                })
+            instance = Self.form(items.map { ($0.name, $0.value) }, fields: formFields)
+        } else if contentType == "multipart/form-data" {
+            guard
+                let parts = MultipartForm.fields(
+                    request.body, contentType: request.headers.first(named: "Content-Type"))
+            else {
+                verdict.isUnparseable = true
+                verdict.violations.append(
+                    ContractViolation(
+                        location: "body", pointer: "",
+                        message: "the body is not multipart/form-data with the boundary its Content-Type names"))
+                return
+            }
+            instance = Self.form(parts, fields: multipartFields)
+        } else if contentType.hasPrefix("text/") {
+            // Text is read as the schema's type, as a parameter is: `42` is an integer where the schema wants one.
+            let types = textTypes.first { $0.contentType == media.contentType }?.types ?? []
+            switch ParameterReader.scalar(String(decoding: request.body, as: UTF8.self), types: types) {
+            case .value(let value):
+                instance = value
+            case .unparseable(let why):
+                verdict.isUnparseable = true
+                verdict.violations.append(ContractViolation(location: "body", pointer: "", message: why))
+                return
+            case .absent:
+                return
+            }
         } else {
             return
         }
@@ -135,38 +171,97 @@ struct OperationValidator: Sendable {
         }
     }
 
-    /// What an answer was found to break: an undocumented status, a content type the status does not list, a
-    /// body its schema refuses (`writeOnly` properties refused). Empty for a conforming answer.
+    /// What an answer was found to break: an undocumented status, a declared header missing or refused by its
+    /// schema, a content type the status does not list, a body its schema refuses (`writeOnly` properties
+    /// refused). Empty for a conforming answer.
     func check(status: Int, headers: HTTPHeaders, body: [UInt8]) -> [ContractViolation] {
-        guard let response = Self.response(for: status, in: operation.responses) else {
+        guard let index = Self.responseIndex(for: status, in: operation.responses) else {
             return [ContractViolation(location: "status", pointer: "", message: "status \(status) is not documented")]
         }
-        guard !response.content.isEmpty, !body.isEmpty else { return [] }
+        let response = operation.responses[index]
+        var violations = Self.headerViolations(responseHeaders[index], headers, status: response.status)
+        guard !response.content.isEmpty, !body.isEmpty else { return violations }
         let contentType = Self.mediaType(headers.first(named: "Content-Type"))
         guard let media = Self.media(for: contentType, in: response.content) else {
             let known = response.content.map(\.contentType).joined(separator: ", ")
-            return [
+            violations.append(
                 ContractViolation(
                     location: "header", pointer: "/Content-Type",
-                    message: "content type '\(contentType)' is not one of \(known) for status \(response.status)")
-            ]
+                    message: "content type '\(contentType)' is not one of \(known) for status \(response.status)"))
+            return violations
         }
-        guard let schema = media.schema, Self.isJSON(contentType) else { return [] }
+        guard let schema = media.schema, Self.isJSON(contentType) else { return violations }
+        if schema.isSettledValid(json: body, direction: .response) { return violations }
         guard let instance = try? JSONValue.parse(body) else {
-            return [ContractViolation(location: "body", pointer: "", message: "the body is not JSON")]
+            violations.append(ContractViolation(location: "body", pointer: "", message: "the body is not JSON"))
+            return violations
         }
-        return schema.validate(instance, direction: .response).map {
-            ContractViolation(
-                location: "body", pointer: $0.instancePointer, message: $0.message, schemaPointer: $0.schemaPointer)
+        for violation in schema.validate(instance, direction: .response) {
+            violations.append(
+                ContractViolation(
+                    location: "body", pointer: violation.instancePointer, message: violation.message,
+                    schemaPointer: violation.schemaPointer))
+        }
+        return violations
+    }
+
+    /// A response's declared headers against those sent: each required one present, each value read as its
+    /// schema's type and checked against it.
+    static func headerViolations(_ readers: [ParameterReader], _ headers: HTTPHeaders, status: String)
+        -> [ContractViolation]
+    {
+        var violations: [ContractViolation] = []
+        for reader in readers {
+            let name = reader.parameter.name
+            switch reader.read(query: [], headers: headers, cookies: [], pathValue: nil) {
+            case .absent:
+                if reader.parameter.isRequired {
+                    violations.append(
+                        ContractViolation(
+                            location: "header", pointer: "/" + name,
+                            message: "the required header '\(name)' of status \(status) is missing"))
+                }
+            case .unparseable(let why):
+                violations.append(ContractViolation(location: "header", pointer: "/" + name, message: why))
+            case .value(let value):
+                for violation in reader.parameter.schema?.validate(value, direction: .response) ?? [] {
+                    violations.append(
+                        ContractViolation(
+                            location: "header", pointer: "/" + name + violation.instancePointer,
+                            message: violation.message, schemaPointer: violation.schemaPointer))
+                }
+            }
+        }
+        return violations
+    }
+
+    /// The properties of a form body's schema and each one's types.
+    static func fields(of media: OpenAPIMediaType?, source: SchemaSource) -> [(name: String, types: [String])] {
+        guard let location = media?.schema?.location, let (schema, at) = source.schema(at: location) else { return [] }
+        return (schema["properties"]?.objectMembers ?? []).map { name, _ in
+            let escaped = name.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
+            return (name, source.types(at: at + "/properties/" + escaped))
         }
     }
 
+    /// A form's fields as an object: fields are text, each read as its property's type, as a query parameter is.
+    static func form(_ items: [(name: String, value: String)], fields: [(name: String, types: [String])]) -> JSONValue {
+        .object(
+            items.map { item in
+                let types = fields.first { $0.name == item.name }?.types ?? []
+                guard case .value(let value) = ParameterReader.scalar(item.value, types: types) else {
+                    return (item.name, .string(item.value))
+                }
+                return (item.name, value)
+            })
+    }
+
     /// The documented response for a status: exact, then its range (`4XX`), then `default`.
-    static func response(for status: Int, in responses: [OpenAPIResponse]) -> OpenAPIResponse? {
+    static func responseIndex(for status: Int, in responses: [OpenAPIResponse]) -> Int? {
         let code = String(status)
         let range = String(status / 100) + "XX"
-        return responses.first { $0.status == code } ?? responses.first { $0.status.uppercased() == range }
-            ?? responses.first { $0.status == "default" }
+        return responses.firstIndex { $0.status == code } ?? responses.firstIndex { $0.status.uppercased() == range }
+            ?? responses.firstIndex { $0.status == "default" }
     }
 
     /// A media type without its parameters, lower case (`application/json`).
