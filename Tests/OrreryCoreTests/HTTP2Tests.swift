@@ -160,6 +160,30 @@ struct HTTP2Tests {
         #expect(key != WebSocketHandshake.makeKey())
     }
 
+    @Test("host: from :authority first when the block has none, the block's own where it has one, none without either")
+    func requestHost() {
+        var head = HTTP2RequestHead()
+        for (name, value) in [(":method", "GET"), (":authority", "a.test"), (":path", "/"), ("accept", "*/*")] {
+            #expect(add(&head, name, value))
+        }
+        #expect(head.request(body: []).headers.entries.map { "\($0.name): \($0.value)" } == ["host: a.test", "accept: */*"])
+
+        var own = HTTP2RequestHead()
+        for (name, value) in [
+            (":method", "GET"), (":authority", "a.test"), (":path", "/"), ("accept", "*/*"), ("host", "b.test"),
+        ] {
+            #expect(add(&own, name, value))
+        }
+        let request = own.request(body: [])
+        #expect(request.headers.entries.map { "\($0.name): \($0.value)" } == ["accept: */*", "host: b.test"])
+        #expect(request.host == "b.test")
+
+        var bare = HTTP2RequestHead()
+        for (name, value) in [(":method", "GET"), (":path", "/x"), (":authority", "")] { #expect(add(&bare, name, value)) }
+        #expect(bare.request(body: []).headers.entries.isEmpty)
+        #expect(bare.request(body: []).host == nil)
+    }
+
     @Test("a header list is counted as RFC 9113 counts it (name, value, 32 a field) and refused past the limit")
     func headerListLimit() {
         var head = HTTP2RequestHead()

@@ -34,6 +34,22 @@ struct HTTPRequestTests {
         #expect(request.pathAndQuery == "/s?q=a+b%26c&tag=1&tag=2&flag&=empty")
     }
 
+    @Test(
+        "One parameter read by name decodes as the whole query does: encoded names, +, repeats, no =, empty pairs",
+        arguments: [
+            "q=a+b%26c&tag=1&tag=2&flag&=empty", "%74ag=x&t%61g=y&tag", "a+b=1&a%20b=2&a b=3", "&&x=%zz&&x=%4", "",
+            "name=Ada%20Lovelace", "=&==&x==1", "caf%C3%A9=%C3%A9t%C3%A9&caf%e9=bad",
+        ])
+    func queryValuesByName(query: String) {
+        let request = HTTPRequest.make(target: "/s?" + query)
+        let names = Set(request.query.map(\.name)).union(["tag", "x", "a b", "missing", "", "café"])
+        for name in names {
+            let expected = request.query.filter { $0.name == name }.map(\.value)
+            #expect(request.queryValues(named: name) == expected, "\(name) in \(query)")
+            #expect(request.queryValue(named: name) == expected.first, "\(name) in \(query)")
+        }
+    }
+
     @Test("Host comes from an absolute target (user-info dropped), else from the Host header")
     func host() {
         #expect(HTTPRequest.make(target: "/", host: "api.example.com").host == "api.example.com")

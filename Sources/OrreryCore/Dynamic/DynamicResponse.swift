@@ -16,6 +16,9 @@ public final class DynamicResponse: Sendable {
     public let delay: Delay?
     public let throttle: Throttle?
     public let fault: Fault?
+    /// The head of a template's answer, encoded once: set when the template leaves the status and header values as
+    /// written, so that only `Content-Length` changes from one answer to the next.
+    public let preparedHead: HTTP1Encoder.PreparedHead?
 
     public init(
         status: Int, headers: HTTPHeaders, template: ResponseTemplate? = nil, pagination: Pagination? = nil,
@@ -28,6 +31,16 @@ public final class DynamicResponse: Sendable {
         self.delay = delay
         self.throttle = throttle
         self.fault = fault
+        preparedHead =
+            pagination == nil && template.map { $0.headers.isEmpty } == true
+            ? HTTP1Encoder.PreparedHead(status: status, headers: headers) : nil
+    }
+
+    /// The answer to send for what `render` made: under the prepared head when it is the one written, else with
+    /// the rendered fields encoded.
+    public func encoded(_ rendered: RenderedResponse, body: Payload) -> EncodedResponse {
+        if let preparedHead, rendered.status == status { return EncodedResponse(preparedHead, body: body) }
+        return EncodedResponse(status: rendered.status, headers: rendered.headers, body: body)
     }
 
     /// Whether the status, headers and body are made per request (`render`); otherwise the prepared (and possibly

@@ -57,7 +57,7 @@ public struct Pagination: Sendable, Equatable {
         case .failure(let refused):
             return badRequest("\(perPageParameter) '\(refused.text)' is not a page size: give a whole number from 1.")
         }
-        let query = request.query.first(where: { $0.name == queryParameter })?.value ?? ""
+        let query = request.queryValue(named: queryParameter) ?? ""
         let lowered = query.lowercased()
         let matching = query.isEmpty ? Array(items.indices) : items.indices.filter { Self.item(items[$0], contains: lowered) }
         let total = matching.count
@@ -102,7 +102,7 @@ public struct Pagination: Sendable, Equatable {
 
     /// A whole number from a query parameter, its default when absent, or the text that is not one.
     private func number(_ request: HTTPRequest, _ name: String, default fallback: Int) -> Result<Int, NotANumber> {
-        guard let text = request.query.first(where: { $0.name == name })?.value else { return .success(fallback) }
+        guard let text = request.queryValue(named: name) else { return .success(fallback) }
         guard let value = Int(text) else { return .failure(NotANumber(text: text)) }
         return .success(value)
     }

@@ -15,7 +15,7 @@ public enum GraphQLRequest: Sendable {
         } else if Self.mediaType(contentType) == "application/graphql" {
             // The body is the query; a name and variables may come in the URL.
             let query = String(decoding: request.body, as: UTF8.self)
-            let name = request.query.first { $0.name == "operationName" }?.value
+            let name = request.queryValue(named: "operationName")
             self = .single(
                 GraphQLOperation(operationName: name, query: query, variables: Self.variables(request.query)))
         } else {
@@ -80,7 +80,7 @@ public enum GraphQLRequest: Sendable {
     /// or is sent as `application/graphql`.
     package static func mayBeIn(_ request: HTTPRequest) -> Bool {
         if request.method == "GET" || request.method == "HEAD" {
-            return request.query.contains { $0.name == "query" || $0.name == "operationName" }
+            return request.queryValue(named: "query") != nil || request.queryValue(named: "operationName") != nil
         }
         guard !request.body.isEmpty else { return false }
         if let contentType = request.headers.first(named: "Content-Type"),

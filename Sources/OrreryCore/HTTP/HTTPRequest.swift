@@ -8,7 +8,9 @@ public struct HTTPRequest: Sendable {
     public var path: String
     /// The query string as received, without `?`; empty when there is none.
     public var rawQuery: Substring
-    public var query: [QueryItem]
+    /// The query's parameters, decoded. Made from `rawQuery` when asked for, not when the request arrives: most
+    /// answers never read them, and those that read one parameter ask `queryValue(named:)`, which decodes only it.
+    public var query: [QueryItem] { PercentDecoding.queryItems(rawQuery) }
     public var headers: HTTPHeaders
     public var body: [UInt8]
     /// Host (and port, as written) from an absolute request target, else from the `Host` header.
@@ -52,7 +54,6 @@ public struct HTTPRequest: Sendable {
         }
         let decodedPath = PercentDecoding.decode(pathPart)
         path = decodedPath.utf8.first == UInt8(ascii: "/") ? decodedPath : "/" + decodedPath
-        query = PercentDecoding.queryItems(rawQuery)
         // One walk over the fields for the two this type reads, told apart by length first: most fields are
         // neither, and a field's length costs nothing to ask.
         var hostField: String?
@@ -88,7 +89,13 @@ public struct HTTPRequest: Sendable {
         rawQuery.isEmpty ? path : path + "?" + rawQuery
     }
 
+    /// The decoded values of the parameters called `name`, in order; only those are decoded.
     public func queryValues(named name: String) -> [String] {
-        query.filter { $0.name == name }.map(\.value)
+        PercentDecoding.queryValues(named: name, in: rawQuery)
+    }
+
+    /// The decoded value of the first parameter called `name`; nil when there is none.
+    public func queryValue(named name: String) -> String? {
+        PercentDecoding.queryValues(named: name, in: rawQuery, limit: 1).first
     }
 }

@@ -44,6 +44,39 @@ public enum PercentDecoding {
         }
     }
 
+    /// The decoded values of the parameters of `query` whose decoded name is `name`, in order, at most `limit` of
+    /// them: what `queryItems` would give for that name, without decoding (or making strings of) the others.
+    public static func queryValues(named name: String, in query: Substring, limit: Int = .max) -> [String] {
+        var values: [String] = []
+        guard !query.isEmpty, limit > 0 else { return values }
+        let utf8 = query.utf8
+        var start = utf8.startIndex
+        while start < utf8.endIndex {
+            let end = utf8[start...].firstIndex(of: UInt8(ascii: "&")) ?? utf8.endIndex
+            if start != end {
+                let equals = utf8[start..<end].firstIndex(of: UInt8(ascii: "="))
+                let nameEnd = equals ?? end
+                if decodedEquals(query[start..<nameEnd], name) {
+                    values.append(equals.map { decode(query[utf8.index(after: $0)..<end], plusAsSpace: true) } ?? "")
+                    if values.count == limit { break }
+                }
+            }
+            guard end < utf8.endIndex else { break }
+            start = utf8.index(after: end)
+        }
+        return values
+    }
+
+    /// Whether `encoded`, decoded as a query parameter's name, is `name`; compares the bytes when there is nothing
+    /// to decode.
+    private static func decodedEquals(_ encoded: Substring, _ name: String) -> Bool {
+        let utf8 = encoded.utf8
+        if !utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) {
+            return utf8.elementsEqual(name.utf8)
+        }
+        return decode(encoded, plusAsSpace: true) == name
+    }
+
     private static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")

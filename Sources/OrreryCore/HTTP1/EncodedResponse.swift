@@ -25,6 +25,17 @@ public struct EncodedResponse: Sendable {
         closesConnection = encoded.closesConnection
     }
 
+    /// A body made for this request under a head encoded beforehand (`HTTP1Encoder.PreparedHead`): the same bytes
+    /// as the fields would give, without encoding them again.
+    public init(_ prepared: HTTP1Encoder.PreparedHead, body: Payload) {
+        status = prepared.status
+        let allowsBody = HTTP1Encoder.allowsBody(status: prepared.status)
+        self.body = allowsBody ? body : Payload.empty
+        head = prepared.head(contentLength: body.count)
+        hasDate = prepared.hasDate
+        closesConnection = prepared.closesConnection
+    }
+
     /// An error Orrery makes itself; it closes the connection when `closing`.
     public init(_ error: ErrorResponse, closing: Bool = false) {
         var headers = error.headers

@@ -62,6 +62,42 @@ public enum HTTP1Encoder {
         return (bytes, hasDate, closesConnection)
     }
 
+    /// A head encoded once for answers whose body is made per request (a template's): the status line and the
+    /// fields, with only `Content-Length` left to write for each body.
+    public struct PreparedHead: Sendable {
+        public let status: Int
+        /// The head up to its `Content-Length` line.
+        let bytes: [UInt8]
+        let hasLength: Bool
+        let hasDate: Bool
+        let closesConnection: Bool
+
+        public init(status: Int, reason: String = "", headers: HTTPHeaders) {
+            self.status = status
+            let encoded = responseHead(status: status, reason: reason, headers: headers, contentLength: 0)
+            hasLength = allowsBody(status: status)
+            var bytes = encoded.bytes.bytes
+            if hasLength { bytes.removeLast("Content-Length: 0\r\n".utf8.count) }
+            self.bytes = bytes
+            hasDate = encoded.hasDate
+            closesConnection = encoded.closesConnection
+        }
+
+        /// The head for a body of `contentLength` bytes: what `responseHead` writes for the same status and fields.
+        public func head(contentLength: Int) -> Payload {
+            let size = bytes.count + (hasLength ? 16 + ByteWriter.decimalLength(contentLength) + 2 : 0)
+            return Payload(count: size) { buffer in
+                bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
+                guard hasLength else { return bytes.count }
+                var writer = ByteWriter(UnsafeMutableRawBufferPointer(rebasing: buffer[bytes.count...]))
+                writer.write("Content-Length: ")
+                writer.writeDecimal(contentLength)
+                writer.writeCRLF()
+                return bytes.count + writer.count
+            }
+        }
+    }
+
     /// The head of an answer whose body follows in pieces of unknown number (server-sent events): chunked for
     /// HTTP/1.1, running to the end of the connection for HTTP/1.0. Without its end (see `tail`).
     public static func streamHead(status: Int, headers: HTTPHeaders, isChunked: Bool) -> [UInt8] {

@@ -13,6 +13,8 @@ public struct HTTP2RequestHead: Sendable {
     /// The block's size so far, as RFC 9113 counts it.
     public private(set) var listBytes = 0
     private var cookies: [String] = []
+    /// `headers` starts with the `host` field made from `:authority`, which a `host` field of the block replaces.
+    private var hasAuthorityHost = false
 
     public init() {}
 
@@ -22,23 +24,38 @@ public struct HTTP2RequestHead: Sendable {
         guard listBytes <= limit else { return false }
         let value = String(decoding: value, as: UTF8.self)
         if name.first == UInt8(ascii: ":") {
-            switch String(decoding: name, as: UTF8.self) {
-            case ":method": method = value
-            case ":path": path = value
-            case ":scheme": scheme = value
-            case ":authority": authority = value
-            case ":protocol": connectProtocol = value
-            default: break  // nghttp2 refuses unknown pseudo-fields before they reach here
+            // Told apart by their bytes: no string is made of a pseudo-field's name.
+            if Self.is(name, ":method") {
+                method = value
+            } else if Self.is(name, ":path") {
+                path = value
+            } else if Self.is(name, ":authority") {
+                authority = value
+                // Pseudo-fields come first (nghttp2 refuses a block where they do not), so this is the first field;
+                // `host` is put there now rather than the list copied to put it there in `request(body:)`.
+                if !value.isEmpty, !hasAuthorityHost, !headers.contains("host") {
+                    headers.entries.insert(("host", value), at: 0)
+                    hasAuthorityHost = true
+                }
+            } else if Self.is(name, ":scheme") {
+                scheme = value
+            } else if Self.is(name, ":protocol") {
+                connectProtocol = value
             }
+            // nghttp2 refuses unknown pseudo-fields before they reach here.
             return true
         }
-        let name = String(decoding: name, as: UTF8.self)
         // HTTP/2 may split a cookie into one field per pair (RFC 9113 §8.2.3); they are one field again here.
-        if name == "cookie" {
+        if Self.is(name, "cookie") {
             cookies.append(value)
-        } else {
-            headers.add(name, value)
+            return true
         }
+        if hasAuthorityHost, Self.is(name, "host") {
+            // The block's own `host` is kept, where it is, instead of the one made from `:authority`.
+            headers.entries.removeFirst()
+            hasAuthorityHost = false
+        }
+        headers.add(String(decoding: name, as: UTF8.self), value)
         return true
     }
 
@@ -58,12 +75,17 @@ public struct HTTP2RequestHead: Sendable {
         return HTTPRequest(method: "GET", target: path.isEmpty ? "/" : path, headers: headers)
     }
 
+    @inline(__always)
+    private static func `is`(_ name: UnsafeRawBufferPointer, _ expected: StaticString) -> Bool {
+        name.count == expected.utf8CodeUnitCount
+            && name.elementsEqual(UnsafeRawBufferPointer(start: expected.utf8Start, count: expected.utf8CodeUnitCount))
+    }
+
     /// The request, with the body that came in DATA frames. `:authority` becomes `host` when the block has none,
     /// as HTTP/1 carries it; a `CONNECT`'s target is its authority.
     public func request(body: [UInt8]) -> HTTPRequest {
         var headers = headers
         if !cookies.isEmpty { headers.add("cookie", cookies.joined(separator: "; ")) }
-        if !authority.isEmpty, !headers.contains("host") { headers.entries.insert(("host", authority), at: 0) }
         let target = method == "CONNECT" ? authority : (path.isEmpty ? "/" : path)
         return HTTPRequest(method: method, target: target, headers: headers, body: body)
     }

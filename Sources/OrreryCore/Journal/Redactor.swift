@@ -92,10 +92,9 @@ public struct Redactor: Sendable {
         var redacted: [String] = []
         entry.request.headers = redactHeaders(entry.request.headers, into: &secrets, names: &redacted)
         entry.response.headers = redactHeaders(entry.response.headers, into: &secrets, names: &redacted)
-        if names.applies(common: common), entry.request.target.contains("?"),
-            entry.request.query.contains(where: { names.isSecretParameter($0.name, common: common) })
-        {
-            for item in entry.request.query where names.isSecretParameter(item.name, common: common) {
+        let query = names.applies(common: common) && entry.request.target.contains("?") ? entry.request.query : []
+        if query.contains(where: { names.isSecretParameter($0.name, common: common) }) {
+            for item in query where names.isSecretParameter(item.name, common: common) {
                 if !item.value.isEmpty { secrets.append(item.value) }
                 redacted.append("query \(item.name)")
             }

@@ -196,12 +196,12 @@ enum TemplateRenderer {
         case .pathSegments:
             return .list(request.path.utf8.dropFirst().isEmpty ? [] : request.path.dropFirst().split(separator: "/", omittingEmptySubsequences: false))
         case .query(let name):
-            return request.query.first(where: { $0.name == name }).map { .text($0.value[...]) } ?? .missing
+            return request.queryValue(named: name).map { .text($0[...]) } ?? .missing
         case .header(let name):
             return request.headers.first(named: name).map { .text($0[...]) } ?? .missing
         case .queryValue(let name, let position):
-            let values = request.query.filter { $0.name == name }
-            return position < values.count ? .text(values[position].value[...]) : .missing
+            let values = request.queryValues(named: name)
+            return position < values.count ? .text(values[position][...]) : .missing
         case .headerValue(let name, let position):
             let values = request.headers.all(named: name)
             return position < values.count ? .text(values[position][...]) : .missing

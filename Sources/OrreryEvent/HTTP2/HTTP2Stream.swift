@@ -255,45 +255,58 @@ final class HTTP2Stream {
 }
 
 /// An answer's body waiting for DATA frames, as references to payloads (a stub's prepared body is never copied
-/// before nghttp2 frames it).
+/// before nghttp2 frames it). The first payload is held apart from the rest: a whole answer's body is one payload,
+/// which then needs no list (and no allocation) of its own.
 struct HTTP2BodyQueue {
-    private var chunks: [(payload: Payload, offset: Int)] = []
+    private var first: (payload: Payload, offset: Int)?
+    /// The payloads after `first`, from `restStart` on.
+    private var rest: [Payload] = []
+    private var restStart = 0
     private(set) var byteCount = 0
 
     var isEmpty: Bool { byteCount == 0 }
 
     mutating func append(_ payload: Payload) {
         guard payload.count > 0 else { return }
-        chunks.append((payload, 0))
+        if first == nil {
+            first = (payload, 0)
+        } else {
+            rest.append(payload)
+        }
         byteCount += payload.count
     }
 
     /// Copies up to `buffer.count` bytes out; returns how many.
     mutating func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         var copied = 0
-        var done = 0
-        for index in chunks.indices {
-            guard copied < buffer.count else { break }
-            let (payload, offset) = chunks[index]
+        while copied < buffer.count, let (payload, offset) = first {
             let count = min(payload.count - offset, buffer.count - copied)
             payload.withUnsafeBytes { bytes in
                 UnsafeMutableRawBufferPointer(rebasing: buffer[copied..<copied + count])
                     .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count]))
             }
             copied += count
-            if offset + count == payload.count {
-                done += 1
+            if offset + count < payload.count {
+                first = (payload, offset + count)
+            } else if restStart < rest.count {
+                first = (rest[restStart], 0)
+                restStart += 1
+                if restStart == rest.count {
+                    rest.removeAll(keepingCapacity: true)
+                    restStart = 0
+                }
             } else {
-                chunks[index].offset = offset + count
+                first = nil
             }
         }
-        chunks.removeFirst(done)
         byteCount -= copied
         return copied
     }
 
     mutating func removeAll() {
-        chunks.removeAll()
+        first = nil
+        rest.removeAll()
+        restStart = 0
         byteCount = 0
     }
 }

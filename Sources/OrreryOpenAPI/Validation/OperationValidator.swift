@@ -62,12 +62,14 @@ struct OperationValidator: Sendable {
         var verdict = Verdict()
         // Read only when a parameter or a credential is a cookie: most operations have none.
         let cookies = readsCookies ? Self.cookies(request.headers) : []
-        verdict.missingCredentials = security.missing(query: request.query, headers: request.headers, cookies: cookies)
+        // Decoded once for every parameter (a request decodes its query when asked).
+        let query = request.query
+        verdict.missingCredentials = security.missing(query: query, headers: request.headers, cookies: cookies)
         for reader in readers {
             let parameter = reader.parameter
             let pathValue = parameter.location == .path ? pathValues.first { $0.name == parameter.name }?.value : nil
             let pointer = "/" + parameter.name
-            switch reader.read(query: request.query, headers: request.headers, cookies: cookies, pathValue: pathValue) {
+            switch reader.read(query: query, headers: request.headers, cookies: cookies, pathValue: pathValue) {
             case .absent:
                 if parameter.isRequired {
                     verdict.violations.append(

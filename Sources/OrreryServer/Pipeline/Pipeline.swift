@@ -176,15 +176,18 @@ final class Pipeline {
         if let fault = dynamic.fault, fault != .truncatedBody {
             return .fault(fault, delayMilliseconds: delay, outcome: outcome)
         }
-        var encoded = prepared.encoded(for: request.headers)
-        var record = JournalRecord(status: HTTPStatus(prepared.status), headers: prepared.headers, body: prepared.body, outcome: outcome)
+        var encoded: EncodedResponse
+        var record: JournalRecord
         if dynamic.rendersBody {
             let rendered = dynamic.render(
                 request, parameters: entry.parameters(for: request), scheme: scheme, using: &generator, budget: budget)
             let body = Payload(rendered.body)
-            encoded = EncodedResponse(status: rendered.status, headers: rendered.headers, body: body)
+            encoded = dynamic.encoded(rendered, body: body)
             encoded.trailers = prepared.encoded.trailers
             record = JournalRecord(status: HTTPStatus(rendered.status), headers: rendered.headers, body: body, outcome: outcome)
+        } else {
+            encoded = prepared.encoded(for: request.headers)
+            record = JournalRecord(status: HTTPStatus(prepared.status), headers: prepared.headers, body: prepared.body, outcome: outcome)
         }
         var truncated: Int?
         if dynamic.fault == .truncatedBody {

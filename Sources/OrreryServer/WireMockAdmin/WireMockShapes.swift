@@ -23,8 +23,9 @@ enum WireMockShapes {
         let url = request.isAbsoluteForm ? request.originForm : request.pathAndQuery
         let milliseconds = Int((entry.startedAt.timeIntervalSince1970 * 1000).rounded(.down))
         var queryParameters: [(String, JSONValue)] = []
-        for item in request.query where !queryParameters.contains(where: { $0.0 == item.name }) {
-            let values = request.query.filter { $0.name == item.name }.map { JSONValue.string($0.value) }
+        let query = request.query
+        for item in query where !queryParameters.contains(where: { $0.0 == item.name }) {
+            let values = query.filter { $0.name == item.name }.map { JSONValue.string($0.value) }
             queryParameters.append((item.name, .object([("key", .string(item.name)), ("values", .array(values))])))
         }
         return .object([
