@@ -433,7 +433,9 @@ struct RealtimeLiveTests {
                 }
                 return direction + " " + text
             }
-            #expect(Array(texts.prefix(3)) == ["server welcome", #"client {"type":"ping"}"#, #"server {"type":"pong"}"#])
+            // The client's message as Python's json.dumps wrote it; the stub's reply as compact JSON.
+            #expect(
+                Array(texts.prefix(3)) == ["server welcome", #"client {"type": "ping"}"#, #"server {"type":"pong"}"#])
             #expect(texts.last == "server 4000 done")
             #expect(messages.contains { $0["opcode"] as? String == "ping" && $0["direction"] as? String == "client" })
         }
