@@ -185,6 +185,9 @@ def script(ca):
     ws = client.open_websocket("/chat")
     result = {"connectProtocol": client.connect_protocol, "status": client.status.get(ws),
               "accept": "sec-websocket-accept" in client.headers.get(ws, {})}
+    if result["status"] != 200:
+        print(json.dumps(result))
+        return
     seen = [describe(client.next_frame(ws))]
     client.send(ws, frame(1, json.dumps({"type": "ping"}).encode()))
     seen.append(describe(client.next_frame(ws)))
@@ -211,6 +214,9 @@ def forwarded(ca):
     client = Client(ca)
     ws = client.open_websocket("/feed", authority="api.example.com")
     result = {"status": client.status.get(ws), "headers": client.headers.get(ws)}
+    if result["status"] != 200:
+        print(json.dumps(result))
+        return
     seen = [describe(client.next_frame(ws))]
     client.send(ws, frame(1, b"hi"))
     seen.append(describe(client.next_frame(ws)))

@@ -307,7 +307,8 @@ struct RealtimeLiveTests {
             Self.expectEchoed(try Self.python("forwarded", port: server.port))
             let entry = try #require(try await Self.journal(server).first)
             #expect((entry["response"] as? [String: Any])?["status"] as? Int == 101)
-            #expect((entry["proxied"] as? [String: Any])?["upstream"] as? String == "https://localhost:\(upstream.port)")
+            #expect(
+                (entry["proxied"] as? [String: Any])?["upstream"] as? String == "https://localhost:\(upstream.port)")
             let messages = try #require(entry["messages"] as? [[String: Any]])
             #expect(messages.contains { $0["text"] as? String == "echo: hi" && $0["direction"] as? String == "server" })
             #expect(
@@ -389,7 +390,8 @@ struct RealtimeLiveTests {
     }
 
     static var hasH2: Bool {
-        ClientProcess.isInstalled("python3") && (try? ClientProcess.run("python3", ["-c", "import h2"], timeout: 30)) != nil
+        ClientProcess.isInstalled("python3")
+            && (try? ClientProcess.run("python3", ["-c", "import h2"], timeout: 30)) != nil
     }
 
     /// What the `script` mode of the HTTP/2 client must see from the chat stub, whichever way it connects.
@@ -433,7 +435,9 @@ struct RealtimeLiveTests {
                 }
                 return direction + " " + text
             }
-            #expect(Array(texts.prefix(3)) == ["server welcome", #"client {"type":"ping"}"#, #"server {"type":"pong"}"#])
+            // The client's message as Python's json.dumps wrote it; the stub's reply as compact JSON.
+            #expect(
+                Array(texts.prefix(3)) == ["server welcome", #"client {"type": "ping"}"#, #"server {"type":"pong"}"#])
             #expect(texts.last == "server 4000 done")
             #expect(messages.contains { $0["opcode"] as? String == "ping" && $0["direction"] as? String == "client" })
         }
@@ -493,7 +497,8 @@ struct RealtimeLiveTests {
                 #expect((entry["response"] as? [String: Any])?["status"] as? Int == 200)
                 #expect((entry["proxied"] as? [String: Any])?["upstream"] as? String == "\(scheme)://\(host)")
                 let messages = try #require(entry["messages"] as? [[String: Any]])
-                #expect(messages.contains { $0["text"] as? String == "echo: hi" && $0["direction"] as? String == "server" })
+                #expect(
+                    messages.contains { $0["text"] as? String == "echo: hi" && $0["direction"] as? String == "server" })
             }
         }
     }

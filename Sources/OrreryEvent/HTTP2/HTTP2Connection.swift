@@ -399,7 +399,10 @@ final class HTTP2Connection {
         stream.isDispatched = true
         let problem: (HTTPStatusCode, String)? =
             if stream.head.connectProtocol != "websocket" {
-                (.Code501NotImplemented, "The extended CONNECT is served for the websocket protocol only, not '\(stream.head.connectProtocol)'.")
+                (
+                    .Code501NotImplemented,
+                    "The extended CONNECT is served for the websocket protocol only, not '\(stream.head.connectProtocol)'."
+                )
             } else if endsStream {
                 (.Code400BadRequest, "An extended CONNECT must leave its stream open for the WebSocket's frames.")
             } else {

@@ -126,13 +126,16 @@ final class ProxyForwarder {
         // No extension is offered on, so that no compression is agreed and the journal can read every frame.
         headers.entries.removeAll { $0.name.equalsIgnoringASCIICase("Sec-WebSocket-Extensions") }
         // A client over HTTP/2 (an extended CONNECT) sends no key; the upstream, spoken to in HTTP/1.1, needs one.
-        if request.headers["Sec-WebSocket-Key"] == nil { headers.add("Sec-WebSocket-Key", WebSocketHandshake.makeKey()) }
+        if request.headers["Sec-WebSocket-Key"] == nil {
+            headers.add("Sec-WebSocket-Key", WebSocketHandshake.makeKey())
+        }
         var head = "GET \(request.originForm) HTTP/1.1\r\n"
         for (name, value) in headers.entries { head += "\(name): \(value)\r\n" }
         head += "\r\n"
         return (
             UpstreamSocket(
-                to: upstream.host, port: upstream.port, tls: upstream.scheme == "https", using: client, handler: handler),
+                to: upstream.host, port: upstream.port, tls: upstream.scheme == "https", using: client, handler: handler
+            ),
             Array(head.utf8)
         )
     }
