@@ -187,7 +187,8 @@ final class Pipeline {
             record = JournalRecord(status: HTTPStatus(rendered.status), headers: rendered.headers, body: body, outcome: outcome)
         } else {
             encoded = prepared.encoded(for: request.headers)
-            record = JournalRecord(status: HTTPStatus(prepared.status), headers: prepared.headers, body: prepared.body, outcome: outcome)
+            record = JournalRecord(
+                status: HTTPStatus(prepared.status), headers: prepared.headers, body: prepared.body, outcome: outcome)
         }
         var truncated: Int?
         if dynamic.fault == .truncatedBody {
