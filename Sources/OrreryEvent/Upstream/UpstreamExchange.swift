@@ -95,7 +95,8 @@ public final class UpstreamExchange {
         self.connection = connection
         connection.exchange = self
         connection.setReading(true)
-        parser = Self.parser(for: request)
+        // A fresh parser for a second attempt; the first uses the one made with the exchange.
+        if state.hasRetried { parser = Self.parser(for: request) }
         guard connection.write(head: Self.head(of: request), body: request.body) else {
             fail(UpstreamFailure(.hostConnectionError, "cannot send the request to \(request.upstream.origin)"))
             return
