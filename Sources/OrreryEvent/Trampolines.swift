@@ -136,7 +136,7 @@ enum Trampolines {
     static let upstreamDeadline: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = { _, _, context in
         guard let context else { return }
         let connection = Unmanaged<UpstreamConnection>.fromOpaque(context).takeUnretainedValue()
-        withExtendedLifetime(connection) { connection.exchange?.deadlinePassed() }
+        withExtendedLifetime(connection) { connection.deadlineFired() }
     }
 
     static let tunnelReadable: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { side, context in

@@ -50,6 +50,21 @@ struct HTTPRequestTests {
         }
     }
 
+    @Test("Query items: empty pairs skipped, '=' inside a value kept, non-ASCII names and values decoded")
+    func queryItemsEdges() {
+        #expect(HTTPRequest.make(target: "/s?").query.isEmpty)
+        #expect(HTTPRequest.make(target: "/s?&&").query.isEmpty)
+        #expect(
+            HTTPRequest.make(target: "/s?&a=b=c&&d=&").query == [
+                QueryItem(name: "a", value: "b=c"), QueryItem(name: "d", value: ""),
+            ])
+        #expect(
+            HTTPRequest.make(target: "/s?caf%C3%A9=%E2%9C%93&na\u{EF}ve=ol\u{E9}").query == [
+                QueryItem(name: "café", value: "✓"), QueryItem(name: "naïve", value: "olé"),
+            ])
+        #expect(HTTPRequest.make(target: "/s?x=%2").query == [QueryItem(name: "x", value: "%2")])
+    }
+
     @Test("Host comes from an absolute target (user-info dropped), else from the Host header")
     func host() {
         #expect(HTTPRequest.make(target: "/", host: "api.example.com").host == "api.example.com")

@@ -34,14 +34,26 @@ public enum PercentDecoding {
     /// Splits `a=1&b=two` into decoded pairs; a name without `=` has an empty value.
     public static func queryItems(_ query: Substring) -> [QueryItem] {
         guard !query.isEmpty else { return [] }
-        return query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
-            if let equals = pair.firstIndex(of: "=") {
-                return QueryItem(
-                    name: decode(pair[..<equals], plusAsSpace: true),
-                    value: decode(pair[pair.index(after: equals)...], plusAsSpace: true))
+        // Split on bytes: `&` and `=` are ASCII, so their UTF-8 positions are the string's own. Splitting the
+        // Substring by Characters ran grapheme breaking over every byte, some 17,000 instructions a parameter.
+        let utf8 = query.utf8
+        var items: [QueryItem] = []
+        var start = utf8.startIndex
+        while start != utf8.endIndex {
+            let end = utf8[start...].firstIndex(of: UInt8(ascii: "&")) ?? utf8.endIndex
+            if start != end {
+                if let equals = utf8[start..<end].firstIndex(of: UInt8(ascii: "=")) {
+                    items.append(
+                        QueryItem(
+                            name: decode(query[start..<equals], plusAsSpace: true),
+                            value: decode(query[utf8.index(after: equals)..<end], plusAsSpace: true)))
+                } else {
+                    items.append(QueryItem(name: decode(query[start..<end], plusAsSpace: true), value: ""))
+                }
             }
-            return QueryItem(name: decode(pair, plusAsSpace: true), value: "")
+            start = end == utf8.endIndex ? end : utf8.index(after: end)
         }
+        return items
     }
 
     /// The decoded values of the parameters of `query` whose decoded name is `name`, in order, at most `limit` of

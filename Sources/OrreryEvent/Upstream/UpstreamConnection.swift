@@ -24,8 +24,15 @@ final class UpstreamConnection {
     /// The upstream closed it, or it failed: not to be used again.
     private(set) var isClosed = false
     /// The response deadline of the request on this connection: one libevent timer for the connection's life,
-    /// armed per request, rather than a timer made and freed for each.
+    /// rather than a timer made and freed for each request.
     private var deadline: OpaquePointer?
+    /// When the armed deadline is due (`now` milliseconds); nil when disarmed.
+    private var due: Int?
+    /// When the timer, if it is pending, fires. The timer is added only when none is pending that fires by the new
+    /// deadline: arming for a request moves `due`, a timer that fires early waits again for the rest, and
+    /// disarming leaves the timer to fire once for nothing. Adding and deleting it for every request was two
+    /// libevent calls, each under the base's lock.
+    private var timerAt: Int?
     /// A plain connection's read event.
     private var socketRead: OpaquePointer?
     /// What the last recv() brought, valid while the exchange reads it.
@@ -245,17 +252,45 @@ final class UpstreamConnection {
         return http2.flush() && isFine
     }
 
-    /// Calls the exchange's `deadlinePassed` after `milliseconds`, unless disarmed first.
+    /// Calls the exchange's `deadlinePassed` after `milliseconds`, unless disarmed or armed again first.
     func armDeadline(milliseconds: Int) {
         if deadline == nil {
             deadline = event_new(client.loop.base, -1, 0, Trampolines.upstreamDeadline, Unmanaged.passUnretained(self).toOpaque())
         }
         guard let deadline else { return }
+        let at = Self.now + milliseconds
+        due = at
+        if let timerAt, timerAt <= at { return }
+        timerAt = at
         client.loop.add(deadline, afterMilliseconds: milliseconds)
     }
 
     func disarmDeadline() {
-        if let deadline { event_del(deadline) }
+        due = nil
+    }
+
+    /// The timer fired: the deadline has passed, or it moved on since the timer was added (the timer is added again
+    /// for the rest), or it was disarmed.
+    func deadlineFired() {
+        timerAt = nil
+        guard let due, let deadline else { return }
+        let remaining = due - Self.now
+        if remaining > 0 {
+            timerAt = due
+            // A plain timeval: a common timeout made for each remainder would fill libevent's few.
+            var delay = timeval(milliseconds: remaining)
+            event_add(deadline, &delay)
+            return
+        }
+        self.due = nil
+        exchange?.deadlinePassed()
+    }
+
+    /// Milliseconds of the coarse monotonic clock (a few milliseconds' resolution, no system call).
+    private static var now: Int {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC_COARSE, &time)
+        return time.tv_sec * 1000 + time.tv_nsec / 1_000_000
     }
 
     func closed() {
@@ -273,6 +308,8 @@ final class UpstreamConnection {
     func free() {
         if let deadline { event_free(deadline) }
         deadline = nil
+        due = nil
+        timerAt = nil
         // Before the bufferevent, which closes the socket.
         if let socketRead { event_free(socketRead) }
         socketRead = nil

@@ -110,7 +110,8 @@ public final class UpstreamExchange {
             isWaitingForHandshake = true
             return
         }
-        parser = Self.parser(for: request)
+        // A fresh parser for a second attempt; the first uses the one made with the exchange.
+        if state.hasRetried { parser = Self.parser(for: request) }
         guard connection.write(head: Self.head(of: request), body: request.body) else {
             fail(UpstreamFailure(.hostConnectionError, "cannot send the request to \(request.upstream.origin)"))
             return

@@ -55,15 +55,15 @@ struct ReplyExecutor {
             }
             var captureLimit = serviceLogger.isCapturing ? exchange.session.journal.limits.maximumBodyBytes : 0
             let record = recording(exchange.request, plan, proxy: proxy, captureLimit: &captureLimit)
+            // Both hooks close over one object: closures over the exchange itself each copied its dozen fields
+            // into a context of their own.
+            let forwarded = Forwarded(exchange, executor: self)
             proxy.forward(
                 plan, exchange.request, responder: exchange.responder, captureLimit: captureLimit,
                 hooks: ProxyRelay.Hooks(
-                    answered: { response, outcome in carryOut(.made(response, outcome: outcome), for: exchange) },
-                    journal: { [serviceLogger, metrics] status, headers, trailers, body, bodySize, outcome in
-                        metrics?.count(outcome, fault: nil, status: status, for: exchange)
-                        serviceLogger.log(
-                            exchange, status: status, headers: headers, body: body, bodySize: bodySize, outcome: outcome,
-                            trailers: trailers)
+                    answered: { response, outcome in forwarded.answered(response, outcome) },
+                    journal: { status, headers, trailers, body, bodySize, outcome in
+                        forwarded.journal(status, headers, trailers, body, bodySize, outcome)
                     },
                     record: record))
         case .intercept(let target, let context):
@@ -152,5 +152,32 @@ struct ReplyExecutor {
                 serviceLogger.log(exchange, status: 0, headers: nothing.headers, body: nothing.body, outcome: outcome, fault: fault.rawValue)
             }
         }
+    }
+}
+
+/// A forwarded exchange, held once for the hooks its relay calls back.
+private final class Forwarded {
+    let exchange: Exchange
+    let executor: ReplyExecutor
+
+    init(_ exchange: Exchange, executor: ReplyExecutor) {
+        self.exchange = exchange
+        self.executor = executor
+    }
+
+    /// A whole answer, or the error for a failure before the head went out: journaled and sent.
+    func answered(_ response: Response, _ outcome: JournalEntry.Outcome) {
+        executor.carryOut(.made(response, outcome: outcome), for: exchange)
+    }
+
+    /// A streamed answer that ended (or was cut).
+    func journal(
+        _ status: Int, _ headers: HTTPHeaders, _ trailers: HTTPHeaders?, _ body: Payload, _ bodySize: Int,
+        _ outcome: JournalEntry.Outcome
+    ) {
+        executor.metrics?.count(outcome, fault: nil, status: status, for: exchange)
+        executor.serviceLogger.log(
+            exchange, status: status, headers: headers, body: body, bodySize: bodySize, outcome: outcome,
+            trailers: trailers)
     }
 }

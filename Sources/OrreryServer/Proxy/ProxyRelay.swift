@@ -57,6 +57,9 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
     private var stage = Stage.awaitingHead
     /// The body as collected (whole, while collecting; its first `captureLimit` bytes once streaming).
     private var captured: [UInt8] = []
+    /// The body, when it came whole in the read that brought the head (the usual small answer): copied once, into
+    /// the payload that is sent and journaled, rather than collected first and copied again.
+    private var whole: Payload?
     private var bodySize = 0
     /// For a recorded event stream: when its head came (uptime nanoseconds), and each read of the body kept, as
     /// its end in the body and its milliseconds since the head, so that the recording keeps the events' timing.
@@ -87,7 +90,6 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
     func upstream(_ exchange: UpstreamExchange, receivedHead head: UpstreamResponseHead) {
         stage = .collecting(head, ProxyHeaders.clientResponse(head.headers))
         if hooks.record != nil, Recorder.isEventStream(head.headers) { headAt = DispatchTime.now().uptimeNanoseconds }
-        if let length = head.contentLength { captured.reserveCapacity(min(length, 64 * 1024)) }
     }
 
     func upstream(_ exchange: UpstreamExchange, receivedBody raw: UnsafeRawBufferPointer) {
@@ -98,7 +100,13 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
             reads.append((bodySize, Int((DispatchTime.now().uptimeNanoseconds - headAt) / 1_000_000)))
         }
         switch stage {
-        case .collecting:
+        case .collecting(let head, _):
+            if whole == nil, captured.isEmpty, head.contentLength == bytes.count {
+                whole = Payload(bytes)
+                return
+            }
+            takeWhole()
+            if captured.isEmpty, let length = head.contentLength { captured.reserveCapacity(min(length, 64 * 1024)) }
             captured.append(contentsOf: bytes)
         case .streaming(let stream, _, _):
             let room = captureLimit - captured.count
@@ -113,6 +121,7 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
     func upstreamPaused(_ exchange: UpstreamExchange) {
         switch stage {
         case .collecting(let head, let headers):
+            takeWhole()
             guard
                 let stream = responder.startRelay(
                     status: head.status, reason: head.reason, headers: headers, contentLength: head.contentLength),
@@ -135,6 +144,13 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
         }
     }
 
+    /// A whole body kept as a payload goes back to being collected: more came after all.
+    private func takeWhole() {
+        guard let whole else { return }
+        self.whole = nil
+        whole.withUnsafeBytes { captured.append(contentsOf: $0.assumingMemoryBound(to: UInt8.self)) }
+    }
+
     private func write(_ stream: ResponseStream) {
         stream.flush()
         if stream.queuedBytes > Self.maximumQueuedBytes { exchange?.pauseReading() }
@@ -148,7 +164,7 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
         case .collecting(let head, let headers):
             // Whole in one read: one prepared answer. A HEAD answer's length is the upstream's to state.
             let length = request.method == "HEAD" ? head.headers["Content-Length"].flatMap { Int($0) } : nil
-            let body = Payload(captured)
+            let body = whole ?? (captured.isEmpty ? Payload.empty : Payload(captured))
             if let record = hooks.record {
                 var recorded = headers
                 if let length { recorded.add("Content-Length", String(length)) }
@@ -212,6 +228,7 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
         stage = .done
         exchange = nil
         captured = []
+        whole = nil
         reads = []
     }
 }
