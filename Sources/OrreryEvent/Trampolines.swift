@@ -284,3 +284,39 @@ extension Trampolines {
         withExtendedLifetime(connection) { connection.event(what) }
     }
 }
+
+// MARK: - The prefixed socket BIO
+
+extension Trampolines {
+    static let prefixedBIOCreate: @convention(c) (OpaquePointer?) -> Int32 = { bio in
+        BIO_set_init(bio, 1)
+        return 1
+    }
+
+    /// Releases the BIO's state with the BIO.
+    static let prefixedBIODestroy: @convention(c) (OpaquePointer?) -> Int32 = { bio in
+        guard let bio else { return 0 }
+        if let data = BIO_get_data(bio) { Unmanaged<PrefixedSocketBIO>.fromOpaque(data).release() }
+        BIO_set_data(bio, nil)
+        BIO_set_init(bio, 0)
+        return 1
+    }
+
+    static let prefixedBIORead: @convention(c) (OpaquePointer?, UnsafeMutablePointer<CChar>?, Int32) -> Int32 = {
+        bio, buffer, count in
+        guard let bio, let buffer, count > 0, let data = BIO_get_data(bio) else { return 0 }
+        return Unmanaged<PrefixedSocketBIO>.fromOpaque(data).takeUnretainedValue().read(
+            bio, into: buffer, count: Int(count))
+    }
+
+    /// The BIO only reads: OpenSSL writes through the socket BIO beside it.
+    static let prefixedBIOWrite: @convention(c) (OpaquePointer?, UnsafePointer<CChar>?, Int32) -> Int32 = { _, _, _ in
+        -1
+    }
+
+    static let prefixedBIOControl: @convention(c) (OpaquePointer?, Int32, Int, UnsafeMutableRawPointer?) -> Int = {
+        bio, command, argument, pointer in
+        guard let bio, let data = BIO_get_data(bio) else { return 0 }
+        return Unmanaged<PrefixedSocketBIO>.fromOpaque(data).takeUnretainedValue().control(command, argument, pointer)
+    }
+}

@@ -72,6 +72,73 @@ struct HTTPSLiveTests {
         }
     }
 
+    static let interceptEverything: (inout DaemonConfiguration, URL) -> Void = { configuration, _ in
+        configuration.interceptsEveryConnect = true
+    }
+
+    /// Runs Tests/Fixtures/tunnel_tls_client.py and decodes what it prints.
+    static func tunnelClient(_ arguments: [String]) throws -> [String: Any] {
+        let script = FixtureProcess.fixtures.appendingPathComponent("tunnel_tls_client.py").path
+        let output = try ClientProcess.run("python3", [script] + arguments, timeout: 30)
+        return try #require(try JSONSerialization.jsonObject(with: output) as? [String: Any])
+    }
+
+    @Test("a ClientHello sent with the CONNECT, whole or in part, is read first: handshake and two requests succeed")
+    func helloWithTheConnect() async throws {
+        try await Self.with(configure: Self.interceptEverything) { server, ca in
+            // The whole hello, a piece of its record header, and none of it (the usual client, which waits).
+            for split in ["all", "3", "0"] {
+                let answer = try Self.tunnelClient(["pipelined", String(server.port), ca, "api.example.test", split])
+                let hello = #"200 {"hello":"tls"}"#
+                #expect(answer["answers"] as? [String] == [hello, hello], "split \(split)")
+                #expect(answer["version"] as? String == "TLSv1.3")
+            }
+            let journal = try await server.request("/__admin/requests").json()
+            #expect((journal["requests"] as? [[String: Any]])?.count == 6)
+        }
+    }
+
+    @Test("a client that offers its last session resumes it (TLS 1.3 and 1.2 tickets), in a tunnel and on the TLS port")
+    func sessionResumption() async throws {
+        try await Self.with(configure: Self.interceptEverything) { server, ca in
+            let tlsPort = try #require(server.daemon.tlsPort)
+            let host = "api.example.test"
+            let proxy = String(server.port)
+            let direct = String(tlsPort)
+            for arguments in [
+                [proxy, ca, host, "3"], [direct, ca, host, "3", "direct"],
+                [proxy, ca, host, "3", "tunnel", "1.2"], [direct, ca, host, "3", "direct", "1.2"],
+            ] {
+                let answer = try Self.tunnelClient(["resume"] + arguments)
+                #expect(answer["reused"] as? [Bool] == [false, true, true], "\(arguments)")
+                #expect(Set(answer["serials"] as? [String] ?? []).count == 1)
+                #expect((answer["answers"] as? [String])?.allSatisfy { $0 == #"200 {"hello":"tls"}"# } == true)
+            }
+        }
+    }
+
+    @Test("a restarted daemon presents the leaf it stored beside the CA: the same serial, through a tunnel")
+    func leafSurvivesRestart() async throws {
+        let ca = FileManager.default.temporaryDirectory.appendingPathComponent("orrery-ca-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: ca) }
+        var serials: [String] = []
+        for _ in 0..<2 {
+            try await LiveServer.with(
+                files: Self.stubs,
+                configure: { configuration in
+                    configuration.caFolder = ca.path
+                    configuration.interceptsEveryConnect = true
+                }
+            ) { (server: LiveServer) async throws in
+                let answer = try Self.tunnelClient(
+                    ["resume", String(server.port), ca.appendingPathComponent("ca.pem").path, "api.example.test", "1"])
+                serials += answer["serials"] as? [String] ?? []
+            }
+        }
+        #expect(serials.count == 2 && serials[0] == serials[1], "\(serials)")
+        #expect(FileManager.default.fileExists(atPath: ca.appendingPathComponent("leaves/api.example.test.pem").path))
+    }
+
     @Test("on the TLS port an answer that closes its connection reaches the client before the close")
     func answersBeforeCloseOnTLS() async throws {
         try await Self.with { server, ca in

@@ -5,10 +5,15 @@
 // port without CONNECT or TLS, for a plain baseline measured by the same client.
 //
 //   connect-load --proxy 127.0.0.1:8080 --host api.example.test --path /bench --cacert ca.pem
-//                [--connections 32] [--seconds 5] [--requests-per-connection 0] [--plain]
+//                [--connections 32] [--seconds 5] [--requests-per-connection 0] [--plain] [--resume]
+//                [--requests N]
 //
 // --requests-per-connection 1 makes a new connection (and handshake) for every request; 0 keeps each
-// connection for the whole run. Prints "requests N seconds S rps R errors E".
+// connection for the whole run. Without --resume every handshake is a full one; with it each client thread offers
+// the session (TLS 1.3 ticket) of its previous connection, as a browser does. Prints
+// "requests N seconds S rps R errors E handshakes H resumed U". --requests N stops after N requests in all (or at
+// --seconds, whichever comes first): with one connection, two runs of different N tell a request's cost apart
+// from the handshake's (scripts/bench-mitm-callgrind.sh).
 #define _GNU_SOURCE  // memmem, strcasestr
 #include <arpa/inet.h>
 #include <errno.h>
@@ -34,10 +39,15 @@ static int connections = 32;
 static double seconds = 5;
 static long per_connection = 0;
 static int plain = 0;
+static int resume = 0;
+static long request_limit = 0;
+static atomic_long issued;
+static atomic_long handshakes;
+static atomic_long resumed;
 static SSL_CTX *context;
 static atomic_long requests;
 static atomic_long errors;
-static double deadline;
+static _Atomic double deadline;  // set to 0 by the thread that reaches --requests
 
 static double now(void) {
     struct timespec t;
@@ -103,6 +113,7 @@ static void *run(void *unused) {
     char request[512];
     int request_length = snprintf(request, sizeof request, "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", path, target_host);
     char buffer[65536];
+    SSL_SESSION *session = NULL;
     while (now() < deadline) {
         int fd = connect_proxy();
         if (fd < 0) {
@@ -126,14 +137,26 @@ static void *run(void *unused) {
             SSL_set_tlsext_host_name(ssl, target_host);
             SSL_set1_host(ssl, target_host);
             SSL_set_fd(ssl, fd);
+            if (session) SSL_set_session(ssl, session);
             if (SSL_connect(ssl) != 1) goto failed;
+            atomic_fetch_add(&handshakes, 1);
+            if (SSL_session_reused(ssl)) atomic_fetch_add(&resumed, 1);
         }
         for (long done = 0; (per_connection == 0 || done < per_connection) && now() < deadline; done++) {
+            if (request_limit > 0 && atomic_fetch_add(&issued, 1) >= request_limit) {
+                deadline = 0;  // every thread stops
+                break;
+            }
             if (write_all(fd, ssl, request, request_length) != 0) goto failed;
             if (read_answer(ssl ? read_ssl : read_fd, ssl ? (void *)ssl : (void *)&fd, buffer, sizeof buffer, &kept) != 0) goto failed;
             atomic_fetch_add(&requests, 1);
         }
         if (ssl) {
+            // TLS 1.3 tickets come after the handshake: the session read with the answers is the one to offer.
+            if (resume) {
+                if (session) SSL_SESSION_free(session);
+                session = SSL_get1_session(ssl);
+            }
             SSL_shutdown(ssl);
             SSL_free(ssl);
         }
@@ -144,6 +167,7 @@ static void *run(void *unused) {
         if (ssl) SSL_free(ssl);
         close(fd);
     }
+    if (session) SSL_SESSION_free(session);
     return NULL;
 }
 
@@ -168,6 +192,8 @@ int main(int argc, char **argv) {
         else if (!strcmp(flag, "--seconds")) seconds = atof(value), i++;
         else if (!strcmp(flag, "--requests-per-connection")) per_connection = atol(value), i++;
         else if (!strcmp(flag, "--plain")) plain = 1;
+        else if (!strcmp(flag, "--resume")) resume = 1;
+        else if (!strcmp(flag, "--requests")) request_limit = atol(value), i++;
         else {
             fprintf(stderr, "unknown argument %s\n", flag);
             return 2;
@@ -175,7 +201,8 @@ int main(int argc, char **argv) {
     }
     context = SSL_CTX_new(TLS_client_method());
     SSL_CTX_set_verify(context, SSL_VERIFY_PEER, NULL);
-    // Full handshakes each time, as a client without a session cache makes them.
+    // No cache of OpenSSL's own: without --resume every handshake is a full one; with it each thread keeps the
+    // session of its last connection itself.
     SSL_CTX_set_session_cache_mode(context, SSL_SESS_CACHE_OFF);
     if (!plain && (!ca_file || SSL_CTX_load_verify_locations(context, ca_file, NULL) != 1)) {
         fprintf(stderr, "cannot load --cacert\n");
@@ -189,6 +216,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < connections; i++) pthread_join(threads[i], NULL);
     double elapsed = now() - started;
     long count = atomic_load(&requests);
-    printf("requests %ld seconds %.2f rps %.0f errors %ld\n", count, elapsed, count / elapsed, atomic_load(&errors));
+    printf("requests %ld seconds %.2f rps %.0f errors %ld handshakes %ld resumed %ld\n", count, elapsed, count / elapsed,
+        atomic_load(&errors), atomic_load(&handshakes), atomic_load(&resumed));
     return 0;
 }

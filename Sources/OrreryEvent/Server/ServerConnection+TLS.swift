@@ -14,17 +14,25 @@ public struct TLSEndpoint: Sendable {
     }
 }
 
-/// TLS on a server connection: the TLS port's (an OpenSSL bufferevent over the socket) and an intercepted tunnel's
-/// (a filter over the plain bufferevent, after Orrery answered the `CONNECT` itself). Reading and writing go through
-/// the OpenSSL bufferevent; the HTTP/1 machine is the same as on a plain connection.
+/// TLS on a server connection: the TLS port's and an intercepted tunnel's (after Orrery answered the `CONNECT`
+/// itself), both an OpenSSL bufferevent over the socket. A tunnel whose 200 could not all be written at once keeps a
+/// filter over the plain bufferevent instead, which writes the rest first. Reading and writing go through the
+/// OpenSSL bufferevent; the HTTP/1 machine is the same as on a plain connection.
 extension ServerConnection {
-    /// Puts TLS on the connection: over the socket (`plain` nil), or as a filter over `plain`, whose input may
-    /// already hold the client's first bytes. False when it cannot (the caller closes).
-    func startTLS(over plain: OpaquePointer?, session: () throws(EventError) -> OpaquePointer) -> Bool {
+    /// Puts TLS on the connection: over the socket (`plain` nil), OpenSSL reading `received` (the client's first
+    /// bytes, already read from the socket) before the socket; or as a filter over `plain`, whose input holds them.
+    /// False when it cannot (the caller closes).
+    func startTLS(
+        over plain: OpaquePointer?, received: [UInt8] = [], session: () throws(EventError) -> OpaquePointer
+    ) -> Bool {
         let ssl: OpaquePointer
         do {
             ssl = try session()
         } catch {
+            return false
+        }
+        if plain == nil, !received.isEmpty, !PrefixedSocketBIO.attach(to: ssl, fd: fd, prefix: received) {
+            SSL_free(ssl)
             return false
         }
         let base = worker.loop.base
@@ -81,6 +89,10 @@ extension ServerConnection {
         let events = Int32(what)
         if events & BEV_EVENT_CONNECTED != 0 {
             isHandshaking = false
+            // The first bytes read with the CONNECT went to the handshake: from now on OpenSSL reads the socket.
+            if bufferevent == nil, let tls, let ssl = bufferevent_openssl_get_ssl(tls) {
+                PrefixedSocketBIO.detachIfRead(from: ssl)
+            }
             worker.counters.handshakeCompleted()
             updateTimer()
             return
@@ -156,26 +168,42 @@ extension ServerConnection {
     /// Answers a `CONNECT` with 200 itself and puts TLS on the connection, presenting certificates for the names
     /// the client asks for (`defaultName` when it sends none): its requests then go through the same machine and
     /// pipeline as plain ones, as https requests for `authority`.
+    ///
+    /// Once the 200 is on the wire, TLS goes on the socket itself and the plain bufferevent goes: OpenSSL then
+    /// reads and writes the socket with no second buffer between (a filter over the plain bufferevent costs one,
+    /// and its callbacks, per read and per write). The bytes that came after the `CONNECT` (the start of the
+    /// client's hello, when it did not wait for the 200) are read by OpenSSL first. A 200 the socket did not take
+    /// at once waits in the plain bufferevent: then the filter goes over it, to write it first.
     func intercept(number: Int, authority: String, defaultName: String, context: TLSServerContext) {
         guard !isClosed, number == requestNumber, !isAnswered, tls == nil, let plain = bufferevent else { return }
         isAnswered = true
         output.append(HTTP1Encoder.connectionEstablished)
         flush()
         guard !isClosed else { return }
-        if !output.isEmpty, let buffer = bufferevent_get_output(plain) { output.move(to: buffer) }
-        // From here the plain bufferevent reads for the filter; the bytes that came after the CONNECT (the start
-        // of the client's hello) go to it first.
         let received = machine.takeOver()
         if let readEvent { event_free(readEvent) }
         readEvent = nil
         isReadingEnabled = false
-        if !received.isEmpty, let input = bufferevent_get_input(plain) { evbuffer_add(input, received, received.count) }
         machine = HTTP1ConnectionStateMachine(configuration: worker.machineConfiguration)
         // Inside the tunnel the client may speak HTTP/2 (ALPN `h2`): its first bytes tell again.
         preface = HTTP2Preface()
         interceptedAuthority = authority
-        guard startTLS(over: plain, session: { () throws(EventError) in try context.makeServerSession(defaultName: defaultName) })
-        else {
+        let session = { () throws(EventError) in try context.makeServerSession(defaultName: defaultName) }
+        if output.isEmpty, let buffer = bufferevent_get_output(plain), evbuffer_get_length(buffer) == 0 {
+            // Without its fd the plain bufferevent leaves the socket open when it is freed.
+            bufferevent_setfd(plain, -1)
+            bufferevent_free(plain)
+            bufferevent = nil
+            guard startTLS(over: nil, received: received, session: session) else {
+                Glibc.close(fd)
+                close()
+                return
+            }
+            return
+        }
+        if !output.isEmpty, let buffer = bufferevent_get_output(plain) { output.move(to: buffer) }
+        if !received.isEmpty, let input = bufferevent_get_input(plain) { evbuffer_add(input, received, received.count) }
+        guard startTLS(over: plain, session: session) else {
             close()
             return
         }

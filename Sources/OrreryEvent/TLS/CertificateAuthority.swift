@@ -168,8 +168,11 @@ public final class CertificateAuthority: Sendable {
     static let leafLifetimeSeconds = 365 * 86_400
 
     /// A server certificate for `names`, for `key`, signed by this CA: empty subject, critical subjectAltName,
-    /// serverAuth, valid for a year (never beyond the CA).
-    func issueServerCertificate(for names: [CertificateName], key leafKey: PrivateKey) throws(EventError) -> Certificate {
+    /// serverAuth, valid for a year (never beyond the CA) unless `lifetimeSeconds` says less.
+    func issueServerCertificate(
+        for names: [CertificateName], key leafKey: PrivateKey,
+        lifetimeSeconds: Int = CertificateAuthority.leafLifetimeSeconds
+    ) throws(EventError) -> Certificate {
         guard !names.isEmpty else { throw EventError("a server certificate needs at least one name") }
         let builder = CertificateBuilder(
             extensions: [
@@ -179,7 +182,7 @@ public final class CertificateAuthority: Sendable {
                 // Names are validated (CertificateName), so no comma or prefix can add an entry here.
                 (NID_subject_alt_name, "critical," + names.map(\.subjectAltNameEntry).joined(separator: ",")),
             ],
-            lifetimeSeconds: Self.leafLifetimeSeconds
+            lifetimeSeconds: lifetimeSeconds
         )
         return try builder.sign(publicKey: leafKey, issuer: (certificate, key))
     }

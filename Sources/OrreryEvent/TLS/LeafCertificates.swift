@@ -3,8 +3,9 @@ import OrreryCore
 /// Server certificates for one name each, made on first request and kept, at most `capacity` of them: past that,
 /// the one used least recently goes.
 ///
-/// Every certificate shares one EC P-256 key made at start-up, so a new one costs a signature, under 1 ms, on
-/// whichever loop thread asks first. Safe from any thread: the cache sits behind a pthread mutex (ThreadSanitizer
+/// Every certificate shares one EC P-256 key, so a new one costs a signature, under 1 ms, on whichever loop thread
+/// asks first. With a `store`, the key and the certificates are kept beside the CA and used again after a restart
+/// (same certificate, same serial); without one the key is made at start-up. Safe from any thread: the cache sits behind a pthread mutex (ThreadSanitizer
 /// understands it, where it reports false races inside `Synchronization.Mutex` on Linux). Certificates are made
 /// under the lock, so each name gets exactly one.
 final class LeafCertificates: @unchecked Sendable {
@@ -17,14 +18,20 @@ final class LeafCertificates: @unchecked Sendable {
     let authority: CertificateAuthority
     let key: PrivateKey
     let capacity: Int
+    let store: LeafCertificateStore?
     private let lock = PthreadMutex()
     private var entries: [CertificateName: Entry] = [:]
     private var clock: UInt64 = 0
 
-    init(authority: CertificateAuthority, capacity: Int = 1000) throws(EventError) {
+    init(authority: CertificateAuthority, capacity: Int = 1000, store: LeafCertificateStore? = nil) throws(EventError) {
         self.authority = authority
         self.capacity = max(1, capacity)
-        key = try PrivateKey.generateP256()
+        self.store = store
+        if let store {
+            key = try store.loadOrCreateKey()
+        } else {
+            key = try PrivateKey.generateP256()
+        }
     }
 
     /// The certificate for `name`, made now if it is not cached.
@@ -35,7 +42,17 @@ final class LeafCertificates: @unchecked Sendable {
                 entries[name]?.lastUse = clock
                 return known.leaf
             }
-            let leaf = try makeLeaf(for: [name])
+            let leaf: LeafCertificate
+            if let store, !name.isWildcard {
+                if let stored = store.load(name, authority: authority, key: key) {
+                    leaf = LeafCertificate(certificate: stored, key: key, names: [name])
+                } else {
+                    leaf = try makeLeaf(for: [name])
+                    store.store(leaf.certificate, for: name)
+                }
+            } else {
+                leaf = try makeLeaf(for: [name])
+            }
             if entries.count >= capacity, let oldest = entries.min(by: { $0.value.lastUse < $1.value.lastUse }) {
                 entries[oldest.key] = nil
             }

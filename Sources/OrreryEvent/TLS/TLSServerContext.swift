@@ -30,17 +30,25 @@ public final class TLSServerContext: @unchecked Sendable {
     /// - Parameter maximumCachedNames: how many single-name certificates to keep; the least recently used goes.
     /// - Parameter offersHTTP2: whether ALPN may choose `h2` (the daemon's connections speak it; a server that
     ///   speaks only HTTP/1 passes false).
-    public init(authority: CertificateAuthority, maximumCachedNames: Int = 1000, offersHTTP2: Bool = true)
-        throws(EventError)
-    {
+    /// - Parameter keepsCertificates: whether the certificates made for names are kept in the CA's folder
+    ///   (`leaves/`) and used again after a restart; `warn` hears of stored files that cannot be used.
+    public init(
+        authority: CertificateAuthority, maximumCachedNames: Int = 1000, offersHTTP2: Bool = true,
+        keepsCertificates: Bool = false, warn: @escaping @Sendable (String) -> Void = { _ in }
+    ) throws(EventError) {
         guard Self.fallbackIndex >= 0 else { throw OpenSSLErrorQueue.error("cannot reserve SSL ex_data") }
         self.authority = authority
-        leaves = try LeafCertificates(authority: authority, capacity: maximumCachedNames)
+        let store = keepsCertificates ? LeafCertificateStore(authorityFolder: authority.folder, warn: warn) : nil
+        leaves = try LeafCertificates(authority: authority, capacity: maximumCachedNames, store: store)
         guard let method = TLS_server_method(), let context = SSL_CTX_new(method) else {
             throw OpenSSLErrorQueue.error("cannot make the TLS server context")
         }
         self.context = context
         SSL_CTX_set_options(context, CLibevent_SSL_OP_NO_RENEGOTIATION() | CLibevent_SSL_OP_IGNORE_UNEXPECTED_EOF())
+        // Resumption rides on session tickets (TLS 1.3 and 1.2, on by default, two after each full handshake),
+        // which the server keeps no state for. The server-side session cache is off: it would only hold every
+        // TLS 1.2 session for five minutes, for clients that take no tickets.
+        SSL_CTX_ctrl(context, SSL_CTRL_SET_SESS_CACHE_MODE, Int(SSL_SESS_CACHE_OFF), nil)
         // The servername callback finds its way back through each SSL's fallback, which also keeps this context
         // alive for as long as any of its sessions lives; so it needs no argument.
         guard CLibevent_SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION) == 1,

@@ -80,7 +80,8 @@ public final class Daemon: Sendable {
         self.sessions = sessions
         let https = HTTPS(
             caFolder: configuration.caFolder, interceptsEveryConnect: configuration.interceptsEveryConnect,
-            interceptedHosts: configuration.interceptedHosts)
+            interceptedHosts: configuration.interceptedHosts, warn: { [logger] warning in logger.warning("\(warning)") }
+        )
         self.https = https
         // With a TLS port or interception the CA is needed now: a CA that cannot be used stops the start.
         let tlsEndpoint: TLSEndpoint?

@@ -9,10 +9,15 @@ public final class HTTPS: Sendable {
     private let caFolder: String?
     private let interceptsEveryConnect: Bool
     private let interceptedHosts: [HostPattern]
+    private let warn: @Sendable (String) -> Void
     private let state = Mutex<(authority: CertificateAuthority?, context: TLSServerContext?)>((nil, nil))
 
-    init(caFolder: String?, interceptsEveryConnect: Bool, interceptedHosts: [HostPattern]) {
+    init(
+        caFolder: String?, interceptsEveryConnect: Bool, interceptedHosts: [HostPattern],
+        warn: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.caFolder = caFolder
+        self.warn = warn
         self.interceptsEveryConnect = interceptsEveryConnect
         self.interceptedHosts = interceptedHosts
     }
@@ -41,12 +46,13 @@ public final class HTTPS: Sendable {
         }
     }
 
-    /// The TLS context, made with the CA when first needed (before the loops start, when TLS is configured).
+    /// The TLS context, made with the CA when first needed (before the loops start, when TLS is configured). The
+    /// certificates it makes for names are kept in the CA's folder and used again after a restart.
     func context() throws(EventError) -> TLSServerContext {
         let authority = try authority()
         return try state.withLock { state throws(EventError) in
             if let context = state.context { return context }
-            let context = try TLSServerContext(authority: authority)
+            let context = try TLSServerContext(authority: authority, keepsCertificates: true, warn: warn)
             state.context = context
             return context
         }
