@@ -60,7 +60,7 @@ struct HTTP2UpstreamLiveTests {
         let files = ["config/hosts.json": Self.hostMap(host: "127.0.0.1:\(peer.port)", http2: true)]
         try await LiveServer.with(files: files) {
             $0.recording = RecordingSettings(folder: recordings.path)
-        } _: { server in
+        } _: { (server: LiveServer) async throws in
             #expect(try Self.grpcCalls(port: server.port) == Self.expectedCalls, "through Orrery")
             let entries = try await Self.journal(server)
             let unary = try #require(entries.first { ($0["request"] as? [String: Any])?["path"] as? String == "/orrery.test.Echo/Unary" })
@@ -81,7 +81,7 @@ struct HTTP2UpstreamLiveTests {
         try await LiveServer.with(files: [:]) {
             $0.isOffline = true
             $0.recording = RecordingSettings(folder: recordings.path, mode: .none)
-        } _: { server in
+        } _: { (server: LiveServer) async throws in
             #expect(try Self.grpcCalls(port: server.port) == Self.expectedCalls, "replayed offline")
         }
     }
@@ -96,7 +96,7 @@ struct HTTP2UpstreamLiveTests {
         let files = ["config/hosts.json": Self.hostMap(host: "127.0.0.1:\(upstream.port)", scheme: "https", http2: false)]
         try await LiveServer.with(files: files) {
             $0.upstream.caFile = certificates.caCertificate
-        } _: { server in
+        } _: { (server: LiveServer) async throws in
             let url = server.baseURL + "/hello"
             let h2 = try Curl.run(["-s", "--http2-prior-knowledge", "-D", "-", url])
             #expect(h2.hasPrefix("HTTP/2 200"), "\(h2)")
@@ -139,7 +139,7 @@ struct HTTP2UpstreamLiveTests {
         let files = ["config/hosts.json": Self.hostMap(host: "127.0.0.1:\(upstream.port)", http2: true)]
         try await LiveServer.with(files: files) {
             $0.upstream.responseTimeoutMilliseconds = 800
-        } _: { server in
+        } _: { (server: LiveServer) async throws in
             func status(_ path: String, _ version: String = "--http1.1") throws -> String {
                 try Curl.run(["-s", version, "-o", "/dev/null", "-w", "%{http_code}", server.baseURL + path])
             }
