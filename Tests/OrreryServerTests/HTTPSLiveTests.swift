@@ -72,7 +72,7 @@ struct HTTPSLiveTests {
         }
     }
 
-    static let interceptEverything: (inout DaemonConfiguration, URL) -> Void = { configuration, _ in
+    static let interceptEverything: @Sendable (inout DaemonConfiguration, URL) -> Void = { configuration, _ in
         configuration.interceptsEveryConnect = true
     }
 
