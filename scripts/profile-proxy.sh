@@ -72,7 +72,7 @@ profile() {
     kill -INT "$pid"
     wait "$pid" 2>/dev/null || true
     local total
-    total=$(callgrind_annotate "$WORK/callgrind.$label" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }')
+    total=$(callgrind_annotate "$WORK/callgrind.$label" 2>/dev/null | awk '/PROGRAM TOTALS/ && !done { gsub(",", "", $1); print $1; done = 1 }')
     [[ -n $total ]] || die "$label: no totals in $WORK/callgrind.$label"
     # The readiness probe (one or more curl requests) is counted with the rest: a rounding error at this count.
     printf '%s: %d instructions per proxied exchange (%s in %d requests); %s\n' \
