@@ -136,7 +136,8 @@ struct HTTP2UpstreamLiveTests {
             // More than one flow-control window, streamed through, with its trailers at the end.
             for version in ["--http2-prior-knowledge", "--http1.1"] {
                 let big = try Curl.run(["-s", version, "-H", "TE: trailers", "-D", "-", server.baseURL + "/big"])
-                #expect(big.filter { $0 == "x" }.count == 300_000, "\(version)")
+                let body = String(repeating: "x", count: 300_000)
+                #expect(big.contains(body) && !big.contains(body + "x"), "\(version)")
                 #expect(big.contains("x-size: 300000"), "\(version)")
             }
 
