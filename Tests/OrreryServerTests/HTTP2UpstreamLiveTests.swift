@@ -36,6 +36,17 @@ struct HTTP2UpstreamLiveTests {
         }
     }
 
+    /// Whether `calls` are the expected ones: same codes, messages and responses, and at least the expected
+    /// trailing metadata (a trailers-only error through Orrery also shows its `via` and `content-length`).
+    static func match(_ calls: [Call]) -> Bool {
+        calls.count == expectedCalls.count
+            && zip(calls, expectedCalls).allSatisfy { call, expected in
+                call.method == expected.method && call.code == expected.code && call.details == expected.details
+                    && call.responses == expected.responses
+                    && expected.trailers.allSatisfy { call.trailers[$0.key] == $0.value }
+            }
+    }
+
     static func hex(_ text: String) -> String { Array(text.utf8).map { String(format: "%02x", $0) }.joined() }
 
     /// What the gRPC peer answers, called directly or through Orrery.
@@ -61,7 +72,8 @@ struct HTTP2UpstreamLiveTests {
         try await LiveServer.with(files: files) {
             $0.recording = RecordingSettings(folder: recordings.path)
         } _: { (server: LiveServer) async throws in
-            #expect(try Self.grpcCalls(port: server.port) == Self.expectedCalls, "through Orrery")
+            let calls = try Self.grpcCalls(port: server.port)
+            #expect(Self.match(calls), "through Orrery: \(calls)")
             let entries = try await Self.journal(server)
             let unary = try #require(entries.first { ($0["request"] as? [String: Any])?["path"] as? String == "/orrery.test.Echo/Unary" })
             let response = try #require(unary["response"] as? [String: Any])
@@ -82,7 +94,8 @@ struct HTTP2UpstreamLiveTests {
             $0.isOffline = true
             $0.recording = RecordingSettings(folder: recordings.path, mode: .none)
         } _: { (server: LiveServer) async throws in
-            #expect(try Self.grpcCalls(port: server.port) == Self.expectedCalls, "replayed offline")
+            let calls = try Self.grpcCalls(port: server.port)
+            #expect(Self.match(calls), "replayed offline: \(calls)")
         }
     }
 
@@ -123,7 +136,8 @@ struct HTTP2UpstreamLiveTests {
             // More than one flow-control window, streamed through, with its trailers at the end.
             for version in ["--http2-prior-knowledge", "--http1.1"] {
                 let big = try Curl.run(["-s", version, "-H", "TE: trailers", "-D", "-", server.baseURL + "/big"])
-                #expect(big.filter { $0 == "x" }.count == 300_000, "\(version)")
+                let body = String(repeating: "x", count: 300_000)
+                #expect(big.contains(body) && !big.contains(body + "x"), "\(version)")
                 #expect(big.contains("x-size: 300000"), "\(version)")
             }
 

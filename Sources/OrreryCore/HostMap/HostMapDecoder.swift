@@ -117,11 +117,16 @@ public enum HostMapDecoder {
                     let proto = protocolName(hostItem["protocol"], "protocol", line: hostItem.line)
                     var speaksHTTP2 = false
                     if let flag = hostItem["http2"] {
-                        if case .bool(let value) = flag.value { speaksHTTP2 = value } else { fail(flag.line, "'http2' must be true or false") }
+                        if case .bool(let value) = flag.value {
+                            speaksHTTP2 = value
+                        } else {
+                            fail(flag.line, "'http2' must be true or false")
+                        }
                     }
                     hosts.append(
                         HostMap.Host(
-                            key: key, host: host, protocol: proto, injectedHeaders: injectedHeaders(hostItem["inject_headers"]),
+                            key: key, host: host, protocol: proto,
+                            injectedHeaders: injectedHeaders(hostItem["inject_headers"]),
                             speaksHTTP2: speaksHTTP2))
                 }
             } else {
