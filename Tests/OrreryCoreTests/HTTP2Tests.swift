@@ -166,7 +166,8 @@ struct HTTP2Tests {
         for (name, value) in [(":method", "GET"), (":authority", "a.test"), (":path", "/"), ("accept", "*/*")] {
             #expect(add(&head, name, value))
         }
-        #expect(head.request(body: []).headers.entries.map { "\($0.name): \($0.value)" } == ["host: a.test", "accept: */*"])
+        let fields = head.request(body: []).headers.entries.map { "\($0.name): \($0.value)" }
+        #expect(fields == ["host: a.test", "accept: */*"])
 
         var own = HTTP2RequestHead()
         for (name, value) in [
@@ -179,7 +180,9 @@ struct HTTP2Tests {
         #expect(request.host == "b.test")
 
         var bare = HTTP2RequestHead()
-        for (name, value) in [(":method", "GET"), (":path", "/x"), (":authority", "")] { #expect(add(&bare, name, value)) }
+        for (name, value) in [(":method", "GET"), (":path", "/x"), (":authority", "")] {
+            #expect(add(&bare, name, value))
+        }
         #expect(bare.request(body: []).headers.entries.isEmpty)
         #expect(bare.request(body: []).host == nil)
     }
