@@ -249,7 +249,8 @@ struct SchemaByteCheck {
                     if let names = properties.asciiNames {
                         named = names.first { $0.name.count == key.count && $0.name.elementsEqual(bytes[key]) }?.node
                     } else {
-                        named = properties.named[String(decoding: UnsafeBufferPointer(rebasing: bytes[key]), as: UTF8.self)]
+                        named =
+                            properties.named[String(decoding: UnsafeBufferPointer(rebasing: bytes[key]), as: UTF8.self)]
                     }
                     if let named {
                         if evaluation.isExcludedByDirection(named) { return false }
