@@ -120,15 +120,23 @@ struct HostMapDecoderTests {
         #expect(map.configurations[0].hosts.map(\.speaksHTTP2) == [true, true])
         #expect(map.configurations[1].hosts.map(\.speaksHTTP2) == [false])
         var environments = Environments(map: map)
-        let grpc = try #require(try environments.upstream(for: HTTPRequest(method: "POST", target: "/a.B/C", headers: ["Host": "grpc.internal"], body: []))?.get())
+        let grpc = try #require(
+            try environments.upstream(
+                for: HTTPRequest(method: "POST", target: "/a.B/C", headers: ["Host": "grpc.internal"], body: []))?.get()
+        )
         #expect(grpc.usesHTTP2PriorKnowledge)
         #expect(grpc.poolKey == "h2c+http://127.0.0.1:50051")
         #expect(grpc.origin == "http://127.0.0.1:50051")
-        let plain = try #require(try environments.upstream(for: HTTPRequest(method: "GET", target: "/", headers: ["Host": "api.example.com"], body: []))?.get())
+        let plain = try #require(
+            try environments.upstream(
+                for: HTTPRequest(method: "GET", target: "/", headers: ["Host": "api.example.com"], body: []))?.get())
         #expect(!plain.usesHTTP2PriorKnowledge)
         #expect(plain.poolKey == plain.origin)
         try environments.choose(EnvironmentChoice(key: "QA"), forCanonicalHost: "grpc.internal")
-        let tls = try #require(try environments.upstream(for: HTTPRequest(method: "POST", target: "/a.B/C", headers: ["Host": "grpc.internal"], body: []))?.get())
+        let tls = try #require(
+            try environments.upstream(
+                for: HTTPRequest(method: "POST", target: "/a.B/C", headers: ["Host": "grpc.internal"], body: []))?.get()
+        )
         #expect(tls.scheme == "https" && !tls.usesHTTP2PriorKnowledge)
 
         let bad = try loadHostMap(

@@ -154,23 +154,31 @@ struct JSONSchemaValidatorTests {
 
     /// A body read on its bytes (`isSettledValid(json:)`) is "valid" only where the tree says so; anything in doubt
     /// is left to the tree, which says what is wrong.
-    @Test("Bodies checked on their bytes: valid ones settled, every other left to the tree", arguments: [
-        (#"{"currency":"EUR","lines":[{"sku":"ABC-0001","price":12.5,"tags":"x"}]}"#, true),
-        (#" {"lines": [{"price": 0, "sku": "XYZ-9999", "tags": ["a", {"b": null}]}], "currency": "USD", "note": "é ok"} "#, true),
-        (#"{"currency":"EUR","ref":"ab","lines":[{"sku":"ABC-0001","price":1},{"sku":"ABC-0002","price":2.01}]}"#, true),
-        (#"{"currency":"EUR","lines":[{"sku":"ABC-001","price":12.5}]}"#, false),  // pattern
-        (#"{"currency":"EUR","lines":[{"sku":"ABC-0001","price":12.555}]}"#, false),  // multipleOf
-        (#"{"currency":"EUR","lines":[{"sku":"ABC-0001"}]}"#, false),  // required
-        (#"{"currency":"EUR","lines":[]}"#, false),  // minItems
-        (#"{"currency":"EUR","lines":[{"sku":"ABC-0001","price":1}],"extra":1}"#, false),  // additionalProperties
-        (#"{"currency":"EUR","currency":"EUR","lines":[{"sku":"ABC-0001","price":1}]}"#, false),  // duplicate key
-        (#"{"currency":"EUR","lines":[{"sku":"ABC-0001","price":1,"tags":1}]}"#, false),  // oneOf
-        (#"{"currency":"EUR","ref":"a","lines":[{"sku":"ABC-0001","price":1}]}"#, false),  // through $ref
-        (#"{"currency":"EUR","id":1,"lines":[{"sku":"ABC-0001","price":1}]}"#, false),  // readOnly in a request
-        (#"{"currency":"EUR","lines":[{"sku":"ABC-0001","price":1}]"#, false),  // not JSON
-        (#"{"currency":"EUR","lines":[{"sku":"ABC-0001","price":1}]} x"#, false),
-        (#"{"currency":"EUR","lines":[{"sku":"ABC-0001","price":01}]}"#, false),
-    ])
+    @Test(
+        "Bodies checked on their bytes: valid ones settled, every other left to the tree",
+        arguments: [
+            (#"{"currency":"EUR","lines":[{"sku":"ABC-0001","price":12.5,"tags":"x"}]}"#, true),
+            (
+                #" {"lines": [{"price": 0, "sku": "XYZ-9999", "tags": ["a", {"b": null}]}], "currency": "USD", "note": "é ok"} "#,
+                true
+            ),
+            (
+                #"{"currency":"EUR","ref":"ab","lines":[{"sku":"ABC-0001","price":1},{"sku":"ABC-0002","price":2.01}]}"#,
+                true
+            ),
+            (#"{"currency":"EUR","lines":[{"sku":"ABC-001","price":12.5}]}"#, false),  // pattern
+            (#"{"currency":"EUR","lines":[{"sku":"ABC-0001","price":12.555}]}"#, false),  // multipleOf
+            (#"{"currency":"EUR","lines":[{"sku":"ABC-0001"}]}"#, false),  // required
+            (#"{"currency":"EUR","lines":[]}"#, false),  // minItems
+            (#"{"currency":"EUR","lines":[{"sku":"ABC-0001","price":1}],"extra":1}"#, false),  // additionalProperties
+            (#"{"currency":"EUR","currency":"EUR","lines":[{"sku":"ABC-0001","price":1}]}"#, false),  // duplicate key
+            (#"{"currency":"EUR","lines":[{"sku":"ABC-0001","price":1,"tags":1}]}"#, false),  // oneOf
+            (#"{"currency":"EUR","ref":"a","lines":[{"sku":"ABC-0001","price":1}]}"#, false),  // through $ref
+            (#"{"currency":"EUR","id":1,"lines":[{"sku":"ABC-0001","price":1}]}"#, false),  // readOnly in a request
+            (#"{"currency":"EUR","lines":[{"sku":"ABC-0001","price":1}]"#, false),  // not JSON
+            (#"{"currency":"EUR","lines":[{"sku":"ABC-0001","price":1}]} x"#, false),
+            (#"{"currency":"EUR","lines":[{"sku":"ABC-0001","price":01}]}"#, false),
+        ])
     func settledOnBytes(body: String, isValid: Bool) throws {
         let validator = try Self.validator(Self.order)
         let bytes = Array(body.utf8)

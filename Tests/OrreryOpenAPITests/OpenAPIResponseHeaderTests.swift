@@ -16,7 +16,8 @@ struct OpenAPIResponseHeaderTests {
     static let mock = OpenAPIMock(specs: spec.map { [$0] } ?? [])
 
     static let conforming: HTTPHeaders = [
-        "Content-Type": "application/json", "X-Rate-Limit": "99", "X-Request-Id": "5b3c1a38-4c1f-4c4e-9d0e-2f1c6b7a8d90",
+        "Content-Type": "application/json", "X-Rate-Limit": "99",
+        "X-Request-Id": "5b3c1a38-4c1f-4c4e-9d0e-2f1c6b7a8d90",
     ]
 
     /// The exchange's response violations as `location pointer: message`.
@@ -34,7 +35,9 @@ struct OpenAPIResponseHeaderTests {
         #expect(ok.headers.map(\.name) == ["X-Rate-Limit", "X-Request-Id", "X-Tags", "X-Next", "X-Undescribed"])
         #expect(ok.headers.map(\.isRequired) == [true, true, false, false, false])
         #expect(ok.headers[0].example == .number(100, text: "100"))
-        #expect(ok.headers[3].schema?.location.hasSuffix("#/components/headers/Next/content/application~1json/schema") == true)
+        #expect(
+            ok.headers[3].schema?.location.hasSuffix("#/components/headers/Next/content/application~1json/schema")
+                == true)
         #expect(ok.headers[4].schema == nil && ok.headers[4].example == nil)
     }
 

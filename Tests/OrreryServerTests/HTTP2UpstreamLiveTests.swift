@@ -51,8 +51,11 @@ struct HTTP2UpstreamLiveTests {
 
     /// What the gRPC peer answers, called directly or through Orrery.
     static let expectedCalls = [
-        Call(method: "Unary", code: "OK", details: "", responses: [hex("echo:hello")], trailers: ["x-served-by": "grpc-peer"]),
-        Call(method: "Count", code: "OK", details: "", responses: ["item-1", "item-2", "item-3"].map(hex), trailers: [:]),
+        Call(
+            method: "Unary", code: "OK", details: "", responses: [hex("echo:hello")],
+            trailers: ["x-served-by": "grpc-peer"]),
+        Call(
+            method: "Count", code: "OK", details: "", responses: ["item-1", "item-2", "item-3"].map(hex), trailers: [:]),
         Call(method: "Fail", code: "INVALID_ARGUMENT", details: "no such item: 42", responses: [], trailers: [:]),
     ]
 
@@ -60,7 +63,9 @@ struct HTTP2UpstreamLiveTests {
         try #require(try await server.request("/__admin/requests?limit=100").json()["requests"] as? [[String: Any]])
     }
 
-    @Test("gRPC through Orrery to a grpcio server over h2c: unary, server-streaming and an error status; recorded with trailers; replayed offline")
+    @Test(
+        "gRPC through Orrery to a grpcio server over h2c: unary, server-streaming and an error status; recorded with trailers; replayed offline"
+    )
     func grpcProxiedRecordedReplayed() async throws {
         let peer = try FixtureProcess("grpc_peer.py", ["server"])
         defer { peer.stop() }
@@ -75,7 +80,8 @@ struct HTTP2UpstreamLiveTests {
             let calls = try Self.grpcCalls(port: server.port)
             #expect(Self.match(calls), "through Orrery: \(calls)")
             let entries = try await Self.journal(server)
-            let unary = try #require(entries.first { ($0["request"] as? [String: Any])?["path"] as? String == "/orrery.test.Echo/Unary" })
+            let unary = try #require(
+                entries.first { ($0["request"] as? [String: Any])?["path"] as? String == "/orrery.test.Echo/Unary" })
             let response = try #require(unary["response"] as? [String: Any])
             let trailers = try #require(response["trailers"] as? [String: Any], "journaled trailers: \(response)")
             #expect("\(trailers["grpc-status"] ?? "")".contains("0"))
@@ -86,7 +92,9 @@ struct HTTP2UpstreamLiveTests {
         }
         let written = RecordingLiveTests.files(under: recordings)
         let fixtures = written.filter { $0.key.hasSuffix(".yaml") }.map { String(decoding: $0.value, as: UTF8.self) }
-        #expect(fixtures.contains { $0.contains("trailers:") && $0.contains("grpc-status") && $0.contains("x-served-by") }, "\(written.keys)")
+        #expect(
+            fixtures.contains { $0.contains("trailers:") && $0.contains("grpc-status") && $0.contains("x-served-by") },
+            "\(written.keys)")
 
         // The upstream is gone: the recording answers, trailers and all.
         peer.stop()
@@ -99,14 +107,18 @@ struct HTTP2UpstreamLiveTests {
         }
     }
 
-    @Test("curl over HTTP/2 and HTTP/1.1 through Orrery to an upstream that speaks only h2 over TLS: bodies, trailers, request bodies")
+    @Test(
+        "curl over HTTP/2 and HTTP/1.1 through Orrery to an upstream that speaks only h2 over TLS: bodies, trailers, request bodies"
+    )
     func curlToTLSUpstream() async throws {
         let certificates = try TestCertificates()
         let upstream = try FixtureProcess(
             "h2_upstream.py", ["--name", "secure-h2", "--tls", certificates.serverCertificate, certificates.serverKey])
         defer { upstream.stop() }
         // No "http2" mark: ALPN says it.
-        let files = ["config/hosts.json": Self.hostMap(host: "127.0.0.1:\(upstream.port)", scheme: "https", http2: false)]
+        let files = [
+            "config/hosts.json": Self.hostMap(host: "127.0.0.1:\(upstream.port)", scheme: "https", http2: false)
+        ]
         try await LiveServer.with(files: files) {
             $0.upstream.caFile = certificates.caCertificate
         } _: { (server: LiveServer) async throws in
@@ -127,7 +139,8 @@ struct HTTP2UpstreamLiveTests {
             #expect(!plain.contains("x-checksum"), "no trailers for a client that did not ask: \(plain)")
 
             let echo = try Curl.run(["-s", "--http1.1", "--data-binary", "ping-body", server.baseURL + "/echo"])
-            let fields = try #require(try JSONSerialization.jsonObject(with: Data(echo.utf8)) as? [String: Any], "\(echo)")
+            let fields = try #require(
+                try JSONSerialization.jsonObject(with: Data(echo.utf8)) as? [String: Any], "\(echo)")
             #expect(fields["method"] as? String == "POST")
             #expect(fields["body"] as? String == "ping-body")
             #expect(fields["te"] as? String == "trailers")
@@ -142,11 +155,16 @@ struct HTTP2UpstreamLiveTests {
             }
 
             let entries = try await Self.journal(server)
-            #expect(entries.contains { ($0["proxied"] as? [String: Any])?["upstream"] as? String == "https://127.0.0.1:\(upstream.port)" })
+            #expect(
+                entries.contains {
+                    ($0["proxied"] as? [String: Any])?["upstream"] as? String == "https://127.0.0.1:\(upstream.port)"
+                })
         }
     }
 
-    @Test("an h2c upstream's refused stream, reset, GOAWAY and silence, and a port nobody listens on: 502 and 504, the next request fine")
+    @Test(
+        "an h2c upstream's refused stream, reset, GOAWAY and silence, and a port nobody listens on: 502 and 504, the next request fine"
+    )
     func upstreamErrors() async throws {
         let upstream = try FixtureProcess("h2_upstream.py", ["--name", "plain-h2"])
         defer { upstream.stop() }
@@ -170,9 +188,11 @@ struct HTTP2UpstreamLiveTests {
             #expect(try status("/hello", "--http2-prior-knowledge") == "200")
 
             let entries = try await Self.journal(server)
-            let refused = try #require(entries.first { ($0["request"] as? [String: Any])?["path"] as? String == "/refuse" })
+            let refused = try #require(
+                entries.first { ($0["request"] as? [String: Any])?["path"] as? String == "/refuse" })
             #expect("\(refused)".contains("REFUSED_STREAM"), "\(refused)")
-            let reset = try #require(entries.first { ($0["request"] as? [String: Any])?["path"] as? String == "/reset" })
+            let reset = try #require(
+                entries.first { ($0["request"] as? [String: Any])?["path"] as? String == "/reset" })
             #expect((reset["proxied"] as? [String: Any])?["error"] as? String == "connectionReset", "\(reset)")
         }
 
@@ -184,7 +204,9 @@ struct HTTP2UpstreamLiveTests {
         try await LiveServer.with(files: refusedFiles) { server in
             let refused = try Curl.run(["-s", "--http2-prior-knowledge", "-D", "-", server.baseURL + "/hello"])
             #expect(refused.hasPrefix("HTTP/2 502"), "\(refused)")
-            #expect(refused.contains("x-orrery-error: hostConnectionError") || refused.contains("X-Orrery-Error: hostConnectionError"), "\(refused)")
+            #expect(
+                refused.contains("x-orrery-error: hostConnectionError")
+                    || refused.contains("X-Orrery-Error: hostConnectionError"), "\(refused)")
         }
     }
 }

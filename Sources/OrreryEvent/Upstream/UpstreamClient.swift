@@ -52,7 +52,8 @@ public final class UpstreamClient {
     /// pauses, resumes or cancels it.
     @discardableResult
     public func send(_ request: UpstreamRequest, to receiver: any UpstreamReceiver) -> UpstreamExchange {
-        let exchange = UpstreamExchange(client: self, request: request, key: request.upstream.poolKey, receiver: receiver)
+        let exchange = UpstreamExchange(
+            client: self, request: request, key: request.upstream.poolKey, receiver: receiver)
         exchange.start()
         return exchange
     }

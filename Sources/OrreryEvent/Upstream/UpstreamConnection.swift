@@ -53,7 +53,9 @@ final class UpstreamConnection {
         if isTLS {
             guard let session = tls.makeSession(host: upstream.host) else { return nil }
             // h2 first: the upstream picks; one that knows no ALPN answers in HTTP/1.1, as before.
-            _ = Self.alpnOffer.withUnsafeBufferPointer { SSL_set_alpn_protos(session, $0.baseAddress, UInt32($0.count)) }
+            _ = Self.alpnOffer.withUnsafeBufferPointer {
+                SSL_set_alpn_protos(session, $0.baseAddress, UInt32($0.count))
+            }
             bufferevent = bufferevent_openssl_socket_new(
                 base, -1, session, BUFFEREVENT_SSL_CONNECTING,
                 Int32(BEV_OPT_CLOSE_ON_FREE.rawValue | BEV_OPT_DEFER_CALLBACKS.rawValue))

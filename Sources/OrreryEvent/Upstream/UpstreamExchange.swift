@@ -101,7 +101,9 @@ public final class UpstreamExchange {
         connection.setReading(true)
         if let http2 = connection.http2 {
             guard http2.submit(request) else {
-                fail(UpstreamFailure(.hostConnectionError, "cannot send the request to \(request.upstream.origin) over HTTP/2"))
+                fail(
+                    UpstreamFailure(
+                        .hostConnectionError, "cannot send the request to \(request.upstream.origin) over HTTP/2"))
                 return
             }
             return
@@ -204,16 +206,20 @@ public final class UpstreamExchange {
             completed(connection)
         } else if let code = http2.resetCode {
             var name = UpstreamHTTP2Session.name(ofErrorCode: code)
-            if let goaway = http2.goawayCode { name += " after GOAWAY \(UpstreamHTTP2Session.name(ofErrorCode: goaway))" }
+            if let goaway = http2.goawayCode {
+                name += " after GOAWAY \(UpstreamHTTP2Session.name(ofErrorCode: goaway))"
+            }
             fail(
                 state.hasDeliveredHead
-                    ? UpstreamFailure(.connectionReset, "\(origin) reset the stream in the middle of its response (\(name))")
+                    ? UpstreamFailure(
+                        .connectionReset, "\(origin) reset the stream in the middle of its response (\(name))")
                     : UpstreamFailure(.hostConnectionError, "\(origin) reset the stream without answering (\(name))"))
         } else if !isFine {
             let reason = http2.failure ?? "the connection failed"
             fail(
                 UpstreamFailure(
-                    state.hasDeliveredHead ? .connectionReset : .hostConnectionError, "\(origin) over HTTP/2: \(reason)"))
+                    state.hasDeliveredHead ? .connectionReset : .hostConnectionError, "\(origin) over HTTP/2: \(reason)"
+                ))
         } else {
             syncDeadline()
             if state.hasDeliveredHead { receiver?.upstreamPaused(self) }

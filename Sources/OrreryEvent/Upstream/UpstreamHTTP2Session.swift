@@ -168,7 +168,8 @@ final class UpstreamHTTP2Session {
     @discardableResult
     func received(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let session, failure == nil else { return false }
-        let result = nghttp2_session_mem_recv(session, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count)
+        let result = nghttp2_session_mem_recv(
+            session, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count)
         if result < 0 {
             failure = String(cString: nghttp2_strerror(Int32(result)))
             isEnding = true

@@ -55,7 +55,8 @@ struct Answer {
         self.init(
             made.encoded,
             record: outcome.map {
-                JournalRecord(status: made.status, headers: made.headers, body: made.body, outcome: $0, trailers: made.trailers)
+                JournalRecord(
+                    status: made.status, headers: made.headers, body: made.body, outcome: $0, trailers: made.trailers)
             })
     }
 }

@@ -172,7 +172,8 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
             }
             forwarder.relayed(request, upstream, status: head.status, bodySize: body.count, streamed: false)
             var response = Response(
-                status: HTTPStatus(head.status), reason: head.reason, headers: headers, body: body, contentLength: length)
+                status: HTTPStatus(head.status), reason: head.reason, headers: headers, body: body,
+                contentLength: length)
             response.trailers = trailers
             hooks.answered(response, outcome(error: nil))
         case .streaming(let stream, let head, let headers):
