@@ -24,13 +24,13 @@ import h2.errors
 import h2.events
 
 
-def answer(connection, stream_id, request, name, send):
+def answer(connection, stream_id, request, name, send, pending):
+    """Answers one request. Bodies go into `pending` and are sent from the connection's loop as the windows allow."""
     path = request["path"]
     if path == "/hello":
         body = ("hello over h2 from %s\n" % name).encode()
         connection.send_headers(stream_id, [(":status", "200"), ("content-type", "text/plain")])
-        send_body(connection, stream_id, body, send)
-        connection.send_headers(stream_id, [("x-checksum", "sha-ok"), ("grpc-status", "0")], end_stream=True)
+        pending[stream_id] = [body, [("x-checksum", "sha-ok"), ("grpc-status", "0")]]
     elif path == "/echo":
         body = json.dumps(
             {
@@ -45,11 +45,10 @@ def answer(connection, stream_id, request, name, send):
         connection.send_headers(
             stream_id, [(":status", "200"), ("content-type", "application/json"), ("content-length", str(len(body)))]
         )
-        send_body(connection, stream_id, body, send, end=True)
+        pending[stream_id] = [body, None]
     elif path == "/big":
         connection.send_headers(stream_id, [(":status", "200"), ("content-type", "text/plain")])
-        send_body(connection, stream_id, b"x" * 300000, send)
-        connection.send_headers(stream_id, [("x-size", "300000")], end_stream=True)
+        pending[stream_id] = [b"x" * 300000, [("x-size", "300000")]]
     elif path == "/reset":
         connection.send_headers(stream_id, [(":status", "200"), ("content-type", "text/plain")])
         connection.send_data(stream_id, b"partial")
@@ -71,44 +70,44 @@ def answer(connection, stream_id, request, name, send):
     send(connection.data_to_send())
 
 
-def send_body(connection, stream_id, body, send, end=False):
-    """Sends `body` as the windows allow, waiting for WINDOW_UPDATEs (read by the connection's loop)."""
-    offset = 0
-    deadline = time.time() + 10
-    while offset < len(body) and time.time() < deadline:
-        room = min(connection.local_flow_control_window(stream_id), connection.max_outbound_frame_size)
-        if room <= 0:
-            send(connection.data_to_send())
-            time.sleep(0.01)
-            continue
-        piece = body[offset : offset + room]
-        offset += len(piece)
-        connection.send_data(stream_id, piece, end_stream=end and offset == len(body))
-        send(connection.data_to_send())
-    if not body and end:
-        connection.send_data(stream_id, b"", end_stream=True)
+def send_pending(connection, pending):
+    """Sends what each stream's window allows of its pending body; a finished body ends its stream (with trailers,
+    when it has them). Runs on the connection's one thread: neither the h2 state nor the socket is shared."""
+    for stream_id in list(pending):
+        body, trailers = pending[stream_id]
+        while body:
+            room = min(connection.local_flow_control_window(stream_id), connection.max_outbound_frame_size)
+            if room <= 0:
+                break
+            connection.send_data(stream_id, body[:room])
+            body = body[room:]
+        pending[stream_id][0] = body
+        if not body:
+            del pending[stream_id]
+            if trailers:
+                connection.send_headers(stream_id, trailers, end_stream=True)
+            else:
+                connection.end_stream(stream_id)
 
 
 def serve_connection(sock, name):
     sock.settimeout(30)
     connection = h2.connection.H2Connection(config=h2.config.H2Configuration(client_side=False))
     connection.initiate_connection()
-    lock = threading.Lock()
 
     def send(data):
         if data:
-            with lock:
-                sock.sendall(data)
+            sock.sendall(data)
 
     send(connection.data_to_send())
     requests = {}
+    pending = {}
     try:
         while True:
             data = sock.recv(65536)
             if not data:
                 return
-            with lock:
-                events = connection.receive_data(data)
+            events = connection.receive_data(data)
             for event in events:
                 if isinstance(event, h2.events.RequestReceived):
                     fields = {k.decode() if isinstance(k, bytes) else k: v.decode() if isinstance(v, bytes) else v
@@ -128,11 +127,12 @@ def serve_connection(sock, name):
                 ):
                     request = requests.pop(event.stream_id, None)
                     if request is not None:
-                        # Answered on a thread: /big waits for WINDOW_UPDATEs that this loop reads.
-                        threading.Thread(
-                            target=answer_safely, args=(connection, event.stream_id, request, name, send, sock),
-                            daemon=True,
-                        ).start()
+                        try:
+                            answer(connection, event.stream_id, request, name, send, pending)
+                        except ConnectionAbortedError:
+                            return
+            # WINDOW_UPDATEs just read may let more of a pending body go.
+            send_pending(connection, pending)
             send(connection.data_to_send())
     except (OSError, h2.exceptions.ProtocolError):
         return
@@ -142,17 +142,6 @@ def serve_connection(sock, name):
         except OSError:
             pass
 
-
-def answer_safely(connection, stream_id, request, name, send, sock):
-    try:
-        answer(connection, stream_id, request, name, send)
-    except ConnectionAbortedError:
-        try:
-            sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-    except Exception:
-        pass
 
 
 def main():
