@@ -209,38 +209,20 @@ final class HTTP2Connection {
 
     /// Submits a trailer block (allowed inside the data source's callback).
     private func submit(_ fields: HTTP2Fields, on streamID: Int32, session: OpaquePointer) {
-        fields.bytes.withUnsafeBufferPointer { bytes in
-            withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: max(1, fields.fields.count)) { nv in
-                let base = UnsafeMutablePointer(mutating: bytes.baseAddress)
-                for (index, field) in fields.fields.enumerated() {
-                    nv[index] = nghttp2_nv(
-                        name: base.map { $0 + field.nameStart }, value: base.map { $0 + field.valueStart },
-                        namelen: field.nameCount, valuelen: field.valueCount,
-                        flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
-                }
-                _ = nghttp2_submit_trailer(session, streamID, nv.baseAddress, fields.fields.count)
-            }
+        fields.withNameValues { nv, count in
+            _ = nghttp2_submit_trailer(session, streamID, nv, count)
         }
     }
 
     func submitResponse(_ stream: HTTP2Stream, fields: HTTP2Fields, hasBody: Bool) {
         guard let session, nghttp2_session_find_stream(session, stream.id) != nil else { return }
-        let result = fields.bytes.withUnsafeBufferPointer { bytes -> Int32 in
-            withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: max(1, fields.fields.count)) { nv in
-                let base = UnsafeMutablePointer(mutating: bytes.baseAddress)
-                for (index, field) in fields.fields.enumerated() {
-                    nv[index] = nghttp2_nv(
-                        name: base.map { $0 + field.nameStart }, value: base.map { $0 + field.valueStart },
-                        namelen: field.nameCount, valuelen: field.valueCount,
-                        flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
-                }
-                guard hasBody else {
-                    return nghttp2_submit_response(session, stream.id, nv.baseAddress, fields.fields.count, nil)
-                }
-                var provider = nghttp2_data_provider(
-                    source: nghttp2_data_source(ptr: nil), read_callback: HTTP2Callbacks.readBody)
-                return nghttp2_submit_response(session, stream.id, nv.baseAddress, fields.fields.count, &provider)
+        let result = fields.withNameValues { nv, count -> Int32 in
+            guard hasBody else {
+                return nghttp2_submit_response(session, stream.id, nv, count, nil)
             }
+            var provider = nghttp2_data_provider(
+                source: nghttp2_data_source(ptr: nil), read_callback: HTTP2Callbacks.readBody)
+            return nghttp2_submit_response(session, stream.id, nv, count, &provider)
         }
         if result != 0 {
             nghttp2_submit_rst_stream(

@@ -98,22 +98,13 @@ final class UpstreamHTTP2Session {
         body = request.body
         bodySent = 0
         let fields = HTTP2Fields(status: nil, headers: Self.requestFields(request))
-        let id = fields.bytes.withUnsafeBufferPointer { bytes -> Int32 in
-            withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: max(1, fields.fields.count)) { nv in
-                let base = UnsafeMutablePointer(mutating: bytes.baseAddress)
-                for (index, field) in fields.fields.enumerated() {
-                    nv[index] = nghttp2_nv(
-                        name: base.map { $0 + field.nameStart }, value: base.map { $0 + field.valueStart },
-                        namelen: field.nameCount, valuelen: field.valueCount,
-                        flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
-                }
-                guard !request.body.isEmpty else {
-                    return nghttp2_submit_request(session, nil, nv.baseAddress, fields.fields.count, nil, nil)
-                }
-                var provider = nghttp2_data_provider(
-                    source: nghttp2_data_source(ptr: nil), read_callback: UpstreamHTTP2Callbacks.readBody)
-                return nghttp2_submit_request(session, nil, nv.baseAddress, fields.fields.count, &provider, nil)
+        let id = fields.withNameValues { nv, count -> Int32 in
+            guard !request.body.isEmpty else {
+                return nghttp2_submit_request(session, nil, nv, count, nil, nil)
             }
+            var provider = nghttp2_data_provider(
+                source: nghttp2_data_source(ptr: nil), read_callback: UpstreamHTTP2Callbacks.readBody)
+            return nghttp2_submit_request(session, nil, nv, count, &provider, nil)
         }
         guard id > 0 else { return false }
         streamID = id
