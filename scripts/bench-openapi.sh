@@ -7,12 +7,13 @@
 #   scripts/bench-openapi.sh --instructions    # instructions per request instead, counted by callgrind
 #
 # With --instructions the server runs under valgrind's callgrind (a copy of the binary with its debug information
-# stripped: valgrind cannot read the DWARF 5 Swift writes), counting only while wrk (4 connections, 5 s) asks one
-# kind of request, and the count is divided by the requests wrk made: repeatable on a loaded machine, where CPU
+# stripped: valgrind cannot read the DWARF 5 Swift writes), its counters zeroed before and dumped after wrk
+# (4 connections, 5 s) asks one kind of request, and the count is divided by the requests wrk made: repeatable on a loaded machine, where CPU
 # time is not.
 #
 # Environment (all optional): ORRERY_BIN (default: the release build), WRK_CONNECTIONS (16), WRK_DURATION (10s),
-# BENCH_ROUNDS (3: the servers take turns, the median is reported). Everything listens on 127.0.0.1.
+# BENCH_ROUNDS (3: the servers take turns, the median is reported), KEEP_DUMPS (a folder to keep callgrind's dumps
+# in, for callgrind_annotate). Everything listens on 127.0.0.1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,6 +30,7 @@ pids=()
 cleanup() {
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
     wait 2>/dev/null || true
+    if [ -n "${KEEP_DUMPS:-}" ]; then cp "$work"/callgrind.* "$KEEP_DUMPS"/ 2>/dev/null || true; fi
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -63,7 +65,7 @@ serve=(serve --port 0 --threads 1 --stubs "$work/stubs" --openapi "$SPEC" --offl
 if $INSTRUCTIONS; then
     cp "$ORRERY_BIN" "$work/orrery"
     strip --strip-debug "$work/orrery"
-    valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file="$work/callgrind.%p" "$work/orrery" \
+    valgrind --tool=callgrind --callgrind-out-file="$work/callgrind.%p" "$work/orrery" \
         "${serve[@]}" > "$work/orrery.log" 2>&1 &
 else
     taskset -c 0 "$ORRERY_BIN" "${serve[@]}" > "$work/orrery.log" 2>&1 &
@@ -85,14 +87,20 @@ if $INSTRUCTIONS; then
         local script=(${3:+-s "$3"})
         wrk -t1 -c4 -d2s "${script[@]}" "$2" > /dev/null
         callgrind_control -z "$pid" > /dev/null
-        callgrind_control -i on "$pid" > /dev/null
         local out
         out=$(wrk -t1 -c4 -d5s "${script[@]}" "$2")
-        callgrind_control -i off "$pid" > /dev/null
-        callgrind_control -d "$1" "$pid" > /dev/null
+        # The dump's label goes through a shell: letters and digits only.
+        callgrind_control -d "${1//[^A-Za-z0-9]/_}" "$pid" > /dev/null
         local requests total
         requests=$(echo "$out" | awk '/requests in/ {print $1}')
-        total=$(callgrind_annotate "$(ls -t "$work"/callgrind.* | head -1)" | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}')
+        # The dump's own summary line: callgrind_annotate needs the binary's symbols, which the copy lacks.
+        local dump
+        dump=$(ls -t "$work"/callgrind.* | head -1)
+        total=$(awk '/^summary:|^totals:/ {print $2; exit}' "$dump")
+        if [ -z "$total" ] || [ -z "$requests" ] || [ "$requests" = 0 ]; then
+            echo "bench-openapi: no count for '$1' (dump $dump, requests '${requests:-}')" >&2
+            exit 1
+        fi
         echo "| $1 | $requests | $((total / requests)) |"
     }
     echo "| request (1 thread, journal off, callgrind) | requests counted | instructions per request |"

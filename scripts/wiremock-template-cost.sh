@@ -47,11 +47,11 @@ cat > "$work/root/mappings/cost.json" <<'EOF'
 EOF
 
 cat > "$work/stubs/dynamic.yaml" <<'YAML'
-- request: { method: GET, path: /static/7 }
+- request: { method: GET, path: /stub/static/7 }
   response:
     headers: { Content-Type: application/json }
-    json: { id: "7", name: "user 7", path: "/static/7", query: "a", agent: "wrk", method: "GET", role: "member", active: true }
-- request: { method: GET, path: "/templated/{id}" }
+    json: { id: "7", name: "user 7", path: "/stub/static/7", query: "a", agent: "wrk", method: "GET", role: "member", active: true }
+- request: { method: GET, path: "/stub/templated/{id}" }
   response:
     template: true
     headers: { Content-Type: application/json }
@@ -102,8 +102,8 @@ PY
 static=$(count static GET "/static/7?name=Ada%20Lovelace")
 templated=$(count templated GET "/templated/7?name=Ada%20Lovelace")
 helpers=$(count helpers POST "/helpers?name=ada" '{"items":[{"sku":"A1","qty":2},{"sku":"B2","qty":1}],"n":"7"}')
-stub_static=$(count stub-static GET "/static/7?q=a" "" wrk)
-stub_templated=$(count stub-templated GET "/templated/7?q=a" "" wrk)
+stub_static=$(count stub-static GET "/stub/static/7?q=a" "" wrk)
+stub_templated=$(count stub-templated GET "/stub/templated/7?q=a" "" wrk)
 s=${static#* }
 t=${templated#* }
 h=${helpers#* }
