@@ -14,7 +14,7 @@
 #   handshake    a new CONNECT + full TLS handshake + one request per connection
 #   resumed      the same, each connection resuming the previous one's session (TLS 1.3 ticket)
 # Environment: KEPT_REQUESTS="200 1200" and NEW_CONNECTIONS="20 120" (N1 N2 of each kind), CALLGRIND_CASES
-# (default "plain mitm handshake resumed").
+# (default "plain mitm handshake resumed"), KEEP_DUMPS (a folder to keep callgrind's outputs in, named by port).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,6 +29,7 @@ WORK=$(mktemp -d)
 SERVER=""
 cleanup() {
     if [[ -n $SERVER ]]; then kill -TERM "$SERVER" 2>/dev/null || true; wait "$SERVER" 2>/dev/null || true; fi
+    if [[ -n ${KEEP_DUMPS:-} ]]; then cp "$WORK"/callgrind.* "$KEEP_DUMPS"/ 2>/dev/null || true; fi
     rm -rf "$WORK"
 }
 trap cleanup EXIT

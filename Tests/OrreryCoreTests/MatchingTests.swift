@@ -47,6 +47,9 @@ struct HTTPRequestTests {
             let expected = request.query.filter { $0.name == name }.map(\.value)
             #expect(request.queryValues(named: name) == expected, "\(name) in \(query)")
             #expect(request.queryValue(named: name) == expected.first, "\(name) in \(query)")
+            #expect(
+                PercentDecoding.firstQueryValue(named: name, in: request.rawQuery).map(String.init) == expected.first,
+                "\(name) in \(query)")
         }
     }
 
@@ -73,6 +76,9 @@ struct HTTPRequestTests {
         #expect(proxied.host == "api.example.com:8080")
         #expect(proxied.isAbsoluteForm)
         #expect(!HTTPRequest.make(target: "/x").isAbsoluteForm)
+        // The last `@` ends the user-info; a name that is not ASCII is kept byte for byte.
+        #expect(HTTPRequest.make(target: "http://a@b@h\u{E9}.example:1/x").host == "h\u{E9}.example:1")
+        #expect(HTTPRequest.make(target: "https://api.example.test/bench").host == "api.example.test")
     }
 
     @Test("The method is upper-cased")

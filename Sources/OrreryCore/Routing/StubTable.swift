@@ -27,8 +27,9 @@ public struct StubTable: Sendable {
     static let stubsKeptPerPrefix = 8
 
     struct TemplateKey: Hashable {
-        /// Empty for stubs that accept any method.
-        var method: String
+        /// FNV-1a of the method's bytes (of none for stubs that accept any method): hashing a number is cheaper than
+        /// hashing a string on each probe, and a collision only adds candidates that then fail to match.
+        var method: UInt64
         var segments: Int
         var depth: Int
         /// FNV-1a of the literal prefix's bytes; a collision only adds a candidate that then fails to match.
@@ -110,7 +111,8 @@ public struct StubTable: Sendable {
         if byID[entry.stub.id] == nil { byID[entry.stub.id] = entry }
         if let template = entry.stub.request.url.pathTemplate, !template.isPrefix {
             let key = TemplateKey(
-                method: entry.stub.request.method ?? "", segments: template.segmentCount,
+                method: StubID.fnv1a((entry.stub.request.method ?? "").utf8, seed: Self.hashSeed),
+                segments: template.segmentCount,
                 depth: template.literalPrefixDepth, prefixHash: StubID.fnv1a(template.literalPrefix.utf8, seed: Self.hashSeed))
             let count = templates[key, default: .none].add(entry, isSorted: isSorted)
             let depths = templateDepths[template.segmentCount, default: []]
@@ -252,18 +254,35 @@ public struct StubTable: Sendable {
     private func templateMatch(
         _ request: HTTPRequest, method: String, answers: (IndexedStub) -> Bool
     ) -> IndexedStub? {
-        let utf8 = request.path.utf8
+        // Over the path's bytes in place: walking a String's UTF-8 view paid for an index step per byte.
+        if let found = request.path.utf8.withContiguousStorageIfAvailable({
+            templateMatch(path: $0, method: method, answers: answers)
+        }) {
+            return found
+        }
+        return templateMatch(path: Array(request.path.utf8), method: method, answers: answers)
+    }
+
+    private func templateMatch(
+        path utf8: some Collection<UInt8>, method: String, answers: (IndexedStub) -> Bool
+    ) -> IndexedStub? {
         var segments = 0
         for byte in utf8 where byte == UInt8(ascii: "/") { segments += 1 }
         guard let depths = templateDepths[segments], let deepest = depths.last else { return nil }
         var best: IndexedStub?
+        let methodKey = StubID.fnv1a(method.utf8, seed: Self.hashSeed)
+        func probe(_ key: UInt64, _ depth: Int, _ hash: UInt64) {
+            guard
+                let candidates = templates[
+                    TemplateKey(method: key, segments: segments, depth: depth, prefixHash: hash)],
+                let found = candidates.first(where: answers), best.map({ found.rank < $0.rank }) ?? true
+            else { return }
+            best = found
+        }
+        // The request's method, then any method: two probes, no list of keys made per request.
         func probe(_ depth: Int, _ hash: UInt64) {
-            for key in [method, ""] {
-                guard let candidates = templates[TemplateKey(method: key, segments: segments, depth: depth, prefixHash: hash)],
-                    let found = candidates.first(where: answers), best.map({ found.rank < $0.rank }) ?? true
-                else { continue }
-                best = found
-            }
+            probe(methodKey, depth, hash)
+            probe(Self.hashSeed, depth, hash)
         }
         var next = 0
         var hash = Self.hashSeed

@@ -192,10 +192,10 @@ public struct RequestPattern: Sendable {
             return pattern.matches(request.path)
                 ? nil : Mismatch(field: "path", expected: "/\(pattern.source)/", actual: request.path)
         case .pathTemplate(let template):
-            return template.match(request.path) != nil
+            return template.matches(request.path)
                 ? nil : Mismatch(field: "path", expected: template.description, actual: request.path)
         case .urlTemplate(let template, let expectedQuery):
-            if template.match(request.path) != nil && Self.sameItems(expectedQuery, request.query) { return nil }
+            if template.matches(request.path) && Self.sameItems(expectedQuery, request.query) { return nil }
             let written = expectedQuery.isEmpty
                 ? template.source
                 : template.source + "?" + expectedQuery.map { "\($0.name)=\($0.value)" }.joined(separator: "&")

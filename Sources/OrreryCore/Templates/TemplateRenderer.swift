@@ -81,7 +81,22 @@ enum TemplateRenderer {
                     stack.removeLast()
                 }
             case .expression(let argument, let html):
-                let value = evaluate(argument, context: &context, stack: stack)
+                let value: HelperValue
+                if case .lookup(let lookup) = argument {
+                    let resolved = resolve(lookup, context: &context, stack: stack)
+                    // A name that is request text is written from the request's bytes, with no string made.
+                    if case .text(let text) = resolved {
+                        if html {
+                            appendHTMLEscaped(text.utf8, into: &out)
+                        } else {
+                            append(text.utf8, escape: mode == .jsonString, into: &out)
+                        }
+                        continue
+                    }
+                    value = helperValue(resolved, context: &context)
+                } else {
+                    value = evaluate(argument, context: &context, stack: stack)
+                }
                 let text = value.text
                 if html {
                     appendHTMLEscaped(text.utf8, into: &out)
@@ -119,15 +134,21 @@ enum TemplateRenderer {
         case .call(let call):
             return call.evaluate(&context, stack: stack)
         case .lookup(let lookup):
-            switch resolve(lookup, context: &context, stack: stack) {
-            case .missing: return .missing
-            case .text(let text): return .text(String(text))
-            case .json(let json): return .json(json)
-            case .list(let items): return .json(.array(items.map { .string(String($0)) }))
-            case .body: return .text(String(decoding: context.request.body, as: UTF8.self))
-            case .now: return .text(TemplateDateFormat.iso.format(milliseconds: Int64(context.now) * 1000))
-            case .uuid: return .text(String(decoding: context.uuid(), as: UTF8.self))
-            }
+            return helperValue(resolve(lookup, context: &context, stack: stack), context: &context)
+        }
+    }
+
+    /// A resolved name as a helper's argument (or an expression's value) sees it.
+    static func helperValue<Generator>(_ value: TemplateValue, context: inout TemplateContext<Generator>) -> HelperValue
+    {
+        switch value {
+        case .missing: .missing
+        case .text(let text): .text(String(text))
+        case .json(let json): .json(json)
+        case .list(let items): .json(.array(items.map { .string(String($0)) }))
+        case .body: .text(String(decoding: context.request.body, as: UTF8.self))
+        case .now: .text(TemplateDateFormat.iso.format(milliseconds: Int64(context.now) * 1000))
+        case .uuid: .text(String(decoding: context.uuid(), as: UTF8.self))
         }
     }
 
@@ -196,7 +217,7 @@ enum TemplateRenderer {
         case .pathSegments:
             return .list(request.path.utf8.dropFirst().isEmpty ? [] : request.path.dropFirst().split(separator: "/", omittingEmptySubsequences: false))
         case .query(let name):
-            return request.queryValue(named: name).map { .text($0[...]) } ?? .missing
+            return PercentDecoding.firstQueryValue(named: name, in: request.rawQuery).map { .text($0) } ?? .missing
         case .header(let name):
             return request.headers.first(named: name).map { .text($0[...]) } ?? .missing
         case .queryValue(let name, let position):
@@ -251,21 +272,31 @@ enum TemplateRenderer {
         return .json(current)
     }
 
-    /// Segment `position` (from 0) of a path that starts with `/`, without copying it.
+    /// Segment `position` (from 0) of a path that starts with `/`, without copying it: `/` alone has no segments;
+    /// `/a/` has "a" and "".
     static func pathSegment(_ path: String, _ position: Int) -> Substring? {
+        let bounds: Range<Int>?? = path.utf8.withContiguousStorageIfAvailable { segmentBounds($0, position) }
+        guard let found = bounds ?? Array(path.utf8).withUnsafeBufferPointer({ segmentBounds($0, position) }) else {
+            return nil
+        }
         let utf8 = path.utf8
-        var start = utf8.index(after: utf8.startIndex)
-        guard utf8.first == UInt8(ascii: "/"), start <= utf8.endIndex else { return nil }
+        return path[
+            utf8.index(
+                utf8.startIndex, offsetBy: found.lowerBound)..<utf8.index(utf8.startIndex, offsetBy: found.upperBound)]
+    }
+
+    /// The byte range of segment `position`, found by counting slashes over the bytes in place.
+    private static func segmentBounds(_ bytes: UnsafeBufferPointer<UInt8>, _ position: Int) -> Range<Int>? {
+        let slash = UInt8(ascii: "/")
+        guard bytes.count > 1, bytes[0] == slash else { return nil }
+        var start = 1
         var remaining = position
         while true {
-            let end = utf8[start...].firstIndex(of: UInt8(ascii: "/")) ?? utf8.endIndex
-            if remaining == 0 {
-                // `/` alone has no segments; `/a/` has "a" and "".
-                if start == utf8.endIndex && position == 0 && utf8.count == 1 { return nil }
-                return path[start..<end]
-            }
-            guard end != utf8.endIndex else { return nil }
-            start = utf8.index(after: end)
+            var end = start
+            while end < bytes.count && bytes[end] != slash { end += 1 }
+            if remaining == 0 { return start..<end }
+            guard end != bytes.count else { return nil }
+            start = end + 1
             remaining -= 1
         }
     }

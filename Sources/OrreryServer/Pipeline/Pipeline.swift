@@ -179,8 +179,10 @@ final class Pipeline {
         var encoded: EncodedResponse
         var record: JournalRecord
         if dynamic.rendersBody {
+            // With the system's generator, which `render` is compiled for where it is written: called generic from
+            // here, it looked up its context's type metadata at run time on every answer.
             let rendered = dynamic.render(
-                request, parameters: entry.parameters(for: request), scheme: scheme, using: &generator, budget: budget)
+                request, parameters: entry.parameters(for: request), scheme: scheme, budget: budget)
             let body = Payload(rendered.body)
             encoded = dynamic.encoded(rendered, body: body)
             encoded.trailers = prepared.encoded.trailers

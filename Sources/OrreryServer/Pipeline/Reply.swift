@@ -76,6 +76,13 @@ struct JournalRecord {
 }
 
 extension Reply {
+    /// Whether this is the answer to a request no stub matched. Asked of every reply: it looks at the outcome in
+    /// place, where binding the answer to read it copied the whole answer first.
+    var isMiss: Bool {
+        guard case .answer(let answer) = self, case .unmatched? = answer.record?.outcome else { return false }
+        return true
+    }
+
     /// An answer made for this request (a miss, an error, an upstream's relayed answer), journaled with `outcome`;
     /// nil for answers that are not traffic.
     static func made(_ response: Response, outcome: JournalEntry.Outcome?) -> Reply {

@@ -51,7 +51,7 @@ final class RequestPipeline: HTTPRequestHandler {
         executor.carryOut(decision.reply, for: exchange)
         if isDebugLogging {
             logDecision(decision.reply, for: exchange.request)
-        } else if case .answer(let answer) = decision.reply, case .unmatched? = answer.record?.outcome {
+        } else if decision.reply.isMiss, case .answer(let answer) = decision.reply {
             // At the default level a miss is still worth its line: it is what a user looks for first.
             logger.info("\(exchange.request.method) \(exchange.request.target) -> \(answer.response.status): no stub matches")
         }
