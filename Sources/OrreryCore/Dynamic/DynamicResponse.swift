@@ -31,6 +31,7 @@ public final class DynamicResponse: Sendable {
         self.delay = delay
         self.throttle = throttle
         self.fault = fault
+        rendersBody = template != nil || pagination != nil
         preparedHead =
             pagination == nil && template.map { $0.headers.isEmpty } == true
             ? HTTP1Encoder.PreparedHead(status: status, headers: headers) : nil
@@ -45,7 +46,8 @@ public final class DynamicResponse: Sendable {
 
     /// Whether the status, headers and body are made per request (`render`); otherwise the prepared (and possibly
     /// compressed) response is what goes out.
-    public var rendersBody: Bool { template != nil || pagination != nil }
+    /// Set once: asking `template != nil` per answer copied the template (and the pagination) to look.
+    public let rendersBody: Bool
 
     /// The milliseconds to wait before answering this request (0 for none).
     public func sampleDelay<Generator: RandomNumberGenerator>(using generator: inout Generator) -> Int {
@@ -64,8 +66,9 @@ public final class DynamicResponse: Sendable {
         _ request: HTTPRequest, parameters: PathParameters = PathParameters(), now: Date = Date(),
         scheme: String = "http", using generator: inout Generator, budget: TemplateBudget = TemplateBudget()
     ) -> RenderedResponse {
-        if let pagination {
-            return pagination.page(for: request, scheme: scheme, status: status, headers: headers)
+        // Asked with `!= nil` before it is bound: binding an optional that is nil still copied it to look.
+        if pagination != nil {
+            return pagination!.page(for: request, scheme: scheme, status: status, headers: headers)
         }
         guard let template else { return RenderedResponse(status: status, headers: headers, body: []) }
         var context = TemplateContext(request: request, parameters: parameters, now: now, generator: generator, budget: budget)

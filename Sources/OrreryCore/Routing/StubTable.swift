@@ -220,24 +220,36 @@ public struct StubTable: Sendable {
     ) -> IndexedStub? {
         // One view of the body for every stub tried: its JSON and GraphQL are read once per request.
         var body = RequestBody(request)
+        // The request is read through a pointer for the time of the lookup: captured as a value, the function below
+        // copied it (every field retained, then released) wherever it was handed on, five times for a request
+        // that a path template answers.
+        return withUnsafePointer(to: request) { request in
+            lookup(request, method: method, scenarioState: scenarioState, hidden: hidden, body: &body)
+        }
+    }
+
+    private func lookup(
+        _ pointer: UnsafePointer<HTTPRequest>, method: String, scenarioState: (String) -> String, hidden: Set<String>,
+        body: inout RequestBody
+    ) -> IndexedStub? {
         func answers(_ entry: IndexedStub) -> Bool {
-            guard entry.stub.request.matches(request, method: method, body: &body) else { return false }
+            guard entry.stub.request.matches(pointer.pointee, method: method, body: &body) else { return false }
             if !hidden.isEmpty && hidden.contains(entry.stub.id) { return false }
             guard let rule = entry.stub.scenario else { return true }
             return rule.allows(scenarioState(rule.name))
         }
         var best: IndexedStub?
-        if let candidates = exact[RouteKey(method: method, path: request.path)] {
+        if let candidates = exact[RouteKey(method: method, path: pointer.pointee.path)] {
             best = candidates.first(where: answers)
         }
-        if let candidates = exact[RouteKey(method: "", path: request.path)],
+        if let candidates = exact[RouteKey(method: "", path: pointer.pointee.path)],
             let found = candidates.first(where: answers),
             best.map({ found.rank < $0.rank }) ?? true
         {
             best = found
         }
         if let bestTemplateRank, best.map({ bestTemplateRank < $0.rank }) ?? true,
-            let found = templateMatch(request, method: method, answers: answers),
+            let found = templateMatch(pointer.pointee, method: method, answers: answers),
             best.map({ found.rank < $0.rank }) ?? true
         {
             best = found

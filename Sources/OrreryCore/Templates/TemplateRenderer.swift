@@ -24,7 +24,8 @@ extension Template {
     /// A render that runs over the context's budget stops early and sets `context.exceeded`; what it wrote is then
     /// incomplete.
     public func render<Generator>(into out: inout [UInt8], context: inout TemplateContext<Generator>) {
-        out.reserveCapacity(out.count + literalSize + 64)
+        // Room for the values too: growing the array once it is full copied what was written so far.
+        out.reserveCapacity(out.count + literalSize + 256)
         var stack: [TemplateValue] = []
         TemplateRenderer.render(nodes, mode: mode, into: &out, context: &context, stack: &stack)
         // The last node may have passed the bound without another node after it to notice.
@@ -89,7 +90,7 @@ enum TemplateRenderer {
                         if html {
                             appendHTMLEscaped(text.utf8, into: &out)
                         } else {
-                            append(text.utf8, escape: mode == .jsonString, into: &out)
+                            append(text, escape: mode == .jsonString, into: &out)
                         }
                         continue
                     }
@@ -309,7 +310,7 @@ enum TemplateRenderer {
         case .missing:
             return
         case .text(let text):
-            append(text.utf8, escape: escape, into: &out)
+            append(text, escape: escape, into: &out)
         case .json(let json):
             switch json {
             case .string(let text): append(text.utf8, escape: escape, into: &out)
@@ -336,6 +337,15 @@ enum TemplateRenderer {
             appendTimestamp(context.now, into: &out)
         case .uuid:
             out.append(contentsOf: context.uuid())
+        }
+    }
+
+    /// Request text (a slice of the request's own strings), over its bytes in place.
+    @inline(__always)
+    static func append(_ text: Substring, escape: Bool, into out: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { bytes in
+            if escape { appendJSONEscaped(buffer: bytes, into: &out) } else { out.append(contentsOf: bytes) }
         }
     }
 

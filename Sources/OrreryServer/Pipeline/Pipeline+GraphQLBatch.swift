@@ -61,7 +61,7 @@ extension Pipeline {
         let outcome = JournalEntry.Outcome.stub(
             id: stubs.first?.id ?? "", name: "batch: " + stubs.map(\.label).joined(separator: ", "),
             location: stubs.first?.location)
-        var made = Answer(response, outcome: outcome)
+        let made = Answer(response, outcome: outcome)
         made.delayMilliseconds = delay
         return .answered(.answer(made))
     }

@@ -176,34 +176,37 @@ final class Pipeline {
         if let fault = dynamic.fault, fault != .truncatedBody {
             return .fault(fault, delayMilliseconds: delay, outcome: outcome)
         }
-        var encoded: EncodedResponse
-        var record: JournalRecord
+        // The answer is made once and finished in place: built from locals, its journal record and encoded
+        // response were copied into it, field by field.
+        let answer: Answer
         if dynamic.rendersBody {
             // With the system's generator, which `render` is compiled for where it is written: called generic from
             // here, it looked up its context's type metadata at run time on every answer.
             let rendered = dynamic.render(
                 request, parameters: entry.parameters(for: request), scheme: scheme, budget: budget)
             let body = Payload(rendered.body)
-            encoded = dynamic.encoded(rendered, body: body)
-            encoded.trailers = prepared.encoded.trailers
-            record = JournalRecord(status: HTTPStatus(rendered.status), headers: rendered.headers, body: body, outcome: outcome)
+            answer = Answer(
+                dynamic.encoded(rendered, body: body),
+                record: JournalRecord(
+                    status: HTTPStatus(rendered.status), headers: rendered.headers, body: body, outcome: outcome),
+                delayMilliseconds: delay, bytesPerSecond: dynamic.throttle?.bytesPerSecond)
+            answer.response.trailers = prepared.encoded.trailers
         } else {
-            encoded = prepared.encoded(for: request.headers)
-            record = JournalRecord(
-                status: HTTPStatus(prepared.status), headers: prepared.headers, body: prepared.body, outcome: outcome)
+            answer = Answer(
+                prepared.encoded(for: request.headers),
+                record: JournalRecord(
+                    status: HTTPStatus(prepared.status), headers: prepared.headers, body: prepared.body,
+                    outcome: outcome),
+                delayMilliseconds: delay, bytesPerSecond: dynamic.throttle?.bytesPerSecond)
         }
-        var truncated: Int?
         if dynamic.fault == .truncatedBody {
             // The answer it would have been, cut: the head with the full length, half the body.
-            let sent = Fault.truncatedLength(of: encoded.body.count)
-            truncated = sent
-            record.body = encoded.body.withUnsafeBytes { Payload($0.prefix(sent)) }
-            record.fault = Fault.truncatedBody.rawValue
+            let sent = Fault.truncatedLength(of: answer.response.body.count)
+            answer.truncatedBodyBytes = sent
+            answer.record?.body = answer.response.body.withUnsafeBytes { Payload($0.prefix(sent)) }
+            answer.record?.fault = Fault.truncatedBody.rawValue
         }
-        return .answer(
-            Answer(
-                encoded, record: record, delayMilliseconds: delay, bytesPerSecond: dynamic.throttle?.bytesPerSecond,
-                truncatedBodyBytes: truncated))
+        return .answer(answer)
     }
 
     // MARK: - CONNECT

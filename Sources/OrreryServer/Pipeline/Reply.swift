@@ -27,7 +27,10 @@ enum Reply {
 }
 
 /// An answer ready to go, and what the journal keeps of it.
-struct Answer {
+///
+/// A class: the reply that carries it is handed from the pipeline to the executor and bound on the way, and as a
+/// value each step copied the encoded response and the journal record, every field retained and then released.
+final class Answer {
     /// What goes out, encoded.
     var response: EncodedResponse
     /// What the journal keeps (the body as the stub gives it, whichever encoding goes out); nil for answers that
@@ -51,7 +54,7 @@ struct Answer {
     }
 
     /// An answer made for this request, journaled with `outcome` when it has one.
-    init(_ made: Response, outcome: JournalEntry.Outcome?) {
+    convenience init(_ made: Response, outcome: JournalEntry.Outcome?) {
         self.init(
             made.encoded,
             record: outcome.map {
