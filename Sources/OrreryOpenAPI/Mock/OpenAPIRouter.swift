@@ -49,7 +49,7 @@ struct OpenAPIRouter: Sendable {
     }
 
     func match(method: String, rawPath: Substring) -> Match {
-        let raw = Array(rawPath.split(separator: "/", omittingEmptySubsequences: false).dropFirst())
+        let raw = Self.segments(rawPath)
         guard let candidates = routesBySegmentCount[raw.count] else { return .noPath }
         var allowed: [String] = []
         for route in candidates {
@@ -60,5 +60,24 @@ struct OpenAPIRouter: Sendable {
             for name in route.operations.keys.sorted() where !allowed.contains(name) { allowed.append(name) }
         }
         return allowed.isEmpty ? .noPath : .methodNotAllowed(allowed: allowed)
+    }
+
+    /// The path's segments after the first `/` (`/a//b` → `a`, ``, `b`), split on bytes: `/` is ASCII, so every
+    /// index found is a character's, and no Character is formed.
+    static func segments(_ rawPath: Substring) -> [Substring] {
+        var segments: [Substring] = []
+        let utf8 = rawPath.utf8
+        // Nil until the first `/`: the text before it is not a segment.
+        var start: Substring.Index?
+        var index = utf8.startIndex
+        while index != utf8.endIndex {
+            if utf8[index] == UInt8(ascii: "/") {
+                if let start { segments.append(rawPath[start..<index]) }
+                start = utf8.index(after: index)
+            }
+            index = utf8.index(after: index)
+        }
+        if let start { segments.append(rawPath[start...]) }
+        return segments
     }
 }
