@@ -14,7 +14,8 @@ struct SchemaByteCheck {
     private let direction: SchemaDirection?
     private var parser: JSONBodyParser.Parser
     private var evaluation: SchemaEvaluation
-    /// The keys of the objects being read, innermost last, as ranges of the bytes: for duplicates and `required`.
+    /// The keys of the objects being read that no `properties` names, innermost last, as ranges of the bytes: for
+    /// duplicates and `required` (named keys are bits of a mask instead).
     private var keys: [Range<Int>] = []
 
     init(program: SchemaProgram, bytes: UnsafeBufferPointer<UInt8>, direction: SchemaDirection?) {
@@ -23,7 +24,6 @@ struct SchemaByteCheck {
         self.direction = direction
         parser = JSONBodyParser.Parser(bytes: bytes)
         evaluation = SchemaEvaluation(nodes: nodes, direction: direction)
-        keys.reserveCapacity(16)
     }
 
     /// Whether the whole body is JSON and valid against the node.
@@ -90,13 +90,16 @@ struct SchemaByteCheck {
             text = start + 1..<end
             parser.index = end + 1
         case UInt8(ascii: "t"):
-            guard parser.word("true") else { return nil }
+            guard Self.literal(bytes, at: start, 0x6575_7274, count: 4) else { return nil }  // "true"
+            parser.index = start + 4
             kind = .boolean
         case UInt8(ascii: "f"):
-            guard parser.word("false") else { return nil }
+            guard Self.literal(bytes, at: start, 0x65_736C_6166, count: 5) else { return nil }  // "false"
+            parser.index = start + 5
             kind = .boolean
         case UInt8(ascii: "n"):
-            guard parser.word("null") else { return nil }
+            guard Self.literal(bytes, at: start, 0x6C6C_756E, count: 4) else { return nil }  // "null"
+            parser.index = start + 4
             kind = .null
         default:
             // `-?(0|[1-9][0-9]*)(\.[0-9]+)?` as the tree parser reads it; an exponent goes the long way.
@@ -184,6 +187,14 @@ struct SchemaByteCheck {
         return true
     }
 
+    /// Whether `count` bytes at `start` are the literal, given as a little-endian word (`true`, `false`, `null`).
+    @inline(__always)
+    private static func literal(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int, _ word: UInt64, count: Int) -> Bool
+    {
+        guard start &+ count <= bytes.count else { return false }
+        return Self.word(bytes, start..<start &+ count) == word
+    }
+
     /// Whether a name of the pool is the bytes.
     @inline(__always)
     private func same(_ name: SchemaByteShapes.Name, _ text: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -220,6 +231,8 @@ struct SchemaByteCheck {
         parser.index += 1
         let base = keys.count
         defer { keys.removeLast(keys.count - base) }
+        // The keys `properties` names, as bits by position: a bit seen twice is a duplicate key.
+        var seen: UInt64 = 0
         parser.skipWhitespace()
         if parser.current == UInt8(ascii: "}") {
             parser.index += 1
@@ -238,27 +251,38 @@ struct SchemaByteCheck {
                 guard end < bytes.count else { return false }
                 parser.index = end + 1
                 let key = start..<end
-                for index in base..<keys.count where Self.equal(bytes, keys[index], key) { return false }
-                keys.append(key)
-                parser.skipWhitespace()
-                guard parser.current == UInt8(ascii: ":") else { return false }
-                parser.index += 1
+                let word = Self.word(bytes, key)
                 var child: Int?
+                var named = -1
                 if shape.hasProperties {
-                    let text = UnsafeBufferPointer(rebasing: bytes[key])
-                    var named: SchemaByteShapes.Name?
-                    for position in shape.properties where same(tables.names[position], text) {
-                        named = tables.names[position]
-                        break
+                    for position in shape.properties {
+                        let name = tables.names[position]
+                        if name.word == word, name.count == key.count,
+                            name.count <= 8 || same(name, UnsafeBufferPointer(rebasing: bytes[key]))
+                        {
+                            named = position
+                            break
+                        }
                     }
-                    if let named {
-                        if let direction, direction == .request ? named.isReadOnly : named.isWriteOnly { return false }
-                        child = named.node
-                    } else if let additional = shape.additional {
+                }
+                if named >= 0 {
+                    let bit: UInt64 = 1 &<< UInt64(named &- shape.properties.lowerBound)
+                    guard seen & bit == 0 else { return false }
+                    seen |= bit
+                    let name = tables.names[named]
+                    if let direction, direction == .request ? name.isReadOnly : name.isWriteOnly { return false }
+                    child = name.node
+                } else {
+                    for index in base..<keys.count where Self.equal(bytes, keys[index], key) { return false }
+                    keys.append(key)
+                    if shape.hasProperties, let additional = shape.additional {
                         if shape.isAdditionalFalse { return false }
                         child = additional
                     }
                 }
+                parser.skipWhitespace()
+                guard parser.current == UInt8(ascii: ":") else { return false }
+                parser.index += 1
                 guard value(child, frames: inner, depth: depth + 1) else { return false }
                 parser.skipWhitespace()
                 if parser.current == UInt8(ascii: ",") {
@@ -271,8 +295,9 @@ struct SchemaByteCheck {
                 }
             }
         }
-        let count = keys.count - base
+        let count = keys.count - base + seen.nonzeroBitCount
         guard count >= shape.minProperties, count <= shape.maxProperties else { return false }
+        guard seen & shape.requiredProperties == shape.requiredProperties else { return false }
         for position in shape.required {
             let name = tables.names[position]
             var isPresent = false
@@ -324,6 +349,17 @@ struct SchemaByteCheck {
             }
         }
         return count >= shape.minItems && count <= shape.maxItems
+    }
+
+    /// A key's first eight bytes (fewer for a shorter key, the rest zero) as a little-endian word, as
+    /// `SchemaByteShapes.word` makes a name's: one load where eight bytes follow the key's start.
+    @inline(__always)
+    private static func word(_ bytes: UnsafeBufferPointer<UInt8>, _ key: Range<Int>) -> UInt64 {
+        guard let base = bytes.baseAddress, key.lowerBound &+ 8 <= bytes.count else {
+            return SchemaByteShapes.word(UnsafeBufferPointer(rebasing: bytes[key]))
+        }
+        let loaded = UInt64(littleEndian: UnsafeRawPointer(base + key.lowerBound).loadUnaligned(as: UInt64.self))
+        return key.count >= 8 ? loaded : loaded & ((1 &<< UInt64(key.count &* 8)) &- 1)
     }
 
     private static func equal(_ bytes: UnsafeBufferPointer<UInt8>, _ a: Range<Int>, _ b: Range<Int>) -> Bool {

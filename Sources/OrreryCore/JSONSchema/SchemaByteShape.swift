@@ -47,6 +47,9 @@ final class SchemaByteShapes: @unchecked Sendable {
     struct Name: Sendable {
         var start: Int
         var count: Int
+        /// The first eight bytes (fewer for a shorter name, the rest zero), little-endian: most names are told apart,
+        /// or found equal, by this and the count alone.
+        var word: UInt64
         var node: Int
         var isReadOnly: Bool
         var isWriteOnly: Bool
@@ -65,6 +68,9 @@ final class SchemaByteShapes: @unchecked Sendable {
         var properties = 0..<0
         var additional: Int?
         var isAdditionalFalse = false
+        /// The required names that are properties too, as bits of `properties` (by position); `required` holds
+        /// the others.
+        var requiredProperties: UInt64 = 0
         var required = 0..<0
         var array = Reading.members
         var minItems = 0
@@ -97,7 +103,7 @@ final class SchemaByteShapes: @unchecked Sendable {
             let start = bytes.count
             bytes.append(contentsOf: text.utf8)
             return Name(
-                start: start, count: bytes.count - start, node: node,
+                start: start, count: bytes.count - start, word: Self.word(text.utf8.prefix(8)), node: node,
                 isReadOnly: requests.isExcludedByDirection(node), isWriteOnly: responses.isExcludedByDirection(node))
         }
         for node in nodes {
@@ -175,7 +181,18 @@ final class SchemaByteShapes: @unchecked Sendable {
                 }
             }
             let firstRequired = names.count
-            for text in requiredNames { names.append(name(text, node: 0)) }
+            for text in requiredNames {
+                let utf8 = Array(text.utf8)
+                let property = shape.properties.first { position in
+                    let named = names[position]
+                    return bytes[named.start..<named.start + named.count].elementsEqual(utf8)
+                }
+                if let property, property - shape.properties.lowerBound < 64 {
+                    shape.requiredProperties |= 1 << UInt64(property - shape.properties.lowerBound)
+                } else {
+                    names.append(name(text, node: 0))
+                }
+            }
             shape.required = firstRequired..<names.count
             // Arrays.
             for check in node.checks where shape.array != .refused {
@@ -220,6 +237,13 @@ final class SchemaByteShapes: @unchecked Sendable {
         bytes.deallocate()
         enumerations.deallocate()
         prefixItems.deallocate()
+    }
+
+    /// Up to eight bytes as a little-endian word, as `SchemaByteCheck` gathers a key's while reading it.
+    static func word(_ bytes: some Sequence<UInt8>) -> UInt64 {
+        var word: UInt64 = 0
+        for (offset, byte) in bytes.enumerated() where offset < 8 { word |= UInt64(byte) << UInt64(offset * 8) }
+        return word
     }
 
     /// A buffer of its own holding the elements (all plain values: nothing to deinitialize).

@@ -65,19 +65,24 @@ struct OpenAPIRouter: Sendable {
     /// The path's segments after the first `/` (`/a//b` → `a`, ``, `b`), split on bytes: `/` is ASCII, so every
     /// index found is a character's, and no Character is formed.
     static func segments(_ rawPath: Substring) -> [Substring] {
-        var segments: [Substring] = []
         let utf8 = rawPath.utf8
-        // Nil until the first `/`: the text before it is not a segment.
-        var start: Substring.Index?
-        var index = utf8.startIndex
-        while index != utf8.endIndex {
-            if utf8[index] == UInt8(ascii: "/") {
-                if let start { segments.append(rawPath[start..<index]) }
-                start = utf8.index(after: index)
+        // Over the contiguous bytes a native string has; else stepping its indices.
+        let split: [Substring]? = utf8.withContiguousStorageIfAvailable { bytes in
+            var segments: [Substring] = []
+            // Nil until the first `/`: the text before it is not a segment.
+            var start: Int?
+            for offset in bytes.indices where bytes[offset] == UInt8(ascii: "/") {
+                if let start {
+                    segments.append(
+                        rawPath[
+                            utf8.index(utf8.startIndex, offsetBy: start)..<utf8.index(utf8.startIndex, offsetBy: offset)
+                        ])
+                }
+                start = offset + 1
             }
-            index = utf8.index(after: index)
+            if let start { segments.append(rawPath[utf8.index(utf8.startIndex, offsetBy: start)...]) }
+            return segments
         }
-        if let start { segments.append(rawPath[start...]) }
-        return segments
+        return split ?? Array(rawPath.split(separator: "/", omittingEmptySubsequences: false).dropFirst())
     }
 }

@@ -68,7 +68,8 @@ struct OperationValidator: Sendable {
         for reader in readers {
             let parameter = reader.parameter
             let pathValue = parameter.location == .path ? pathValues.first { $0.name == parameter.name }?.value : nil
-            let pointer = "/" + parameter.name
+            // Made only for a violation: most requests have none.
+            var pointer: String { "/" + parameter.name }
             switch reader.read(query: query, headers: request.headers, cookies: cookies, pathValue: pathValue) {
             case .absent:
                 if parameter.isRequired {
