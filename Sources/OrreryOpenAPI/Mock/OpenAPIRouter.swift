@@ -69,6 +69,8 @@ struct OpenAPIRouter: Sendable {
         // Over the contiguous bytes a native string has; else stepping its indices.
         let split: [Substring]? = utf8.withContiguousStorageIfAvailable { bytes in
             var segments: [Substring] = []
+            // Room for the usual path at once, rather than growing the array segment by segment.
+            segments.reserveCapacity(8)
             // Nil until the first `/`: the text before it is not a segment.
             var start: Int?
             for offset in bytes.indices where bytes[offset] == UInt8(ascii: "/") {

@@ -31,6 +31,7 @@ struct OperationPath: Sendable {
     func match(_ raw: [Substring]) -> [(name: String, value: String)]? {
         guard raw.count == segments.count else { return nil }
         var values: [(name: String, value: String)] = []
+        if literalCount < segments.count { values.reserveCapacity(segments.count - literalCount) }
         for (segment, part) in zip(segments, raw) {
             switch segment {
             case .literal(let text):
