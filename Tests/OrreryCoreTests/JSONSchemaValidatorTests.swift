@@ -188,6 +188,32 @@ struct JSONSchemaValidatorTests {
         #expect(validator.isSettledValid(json: bytes, direction: .request) == isValid)
     }
 
+    /// Property names are told apart on bytes by their length and first eight bytes, then the rest; named keys are
+    /// bits of a mask (duplicates, `required`), others compared as bytes.
+    @Test(
+        "Bodies checked on their bytes: long names alike in their first eight bytes, required names that are no property",
+        arguments: [
+            (#"{"abcdefgh_one":1,"abcdefgh_two":"x","extra":null}"#, true),
+            (#"{"abcdefgh_one":1,"extra":1,"abcdefgh_on":2}"#, true),
+            (#"{"abcdefgh_one":"x","extra":1}"#, false),  // the other long name's type
+            (#"{"abcdefgh_two":1,"abcdefgh_one":1,"extra":1}"#, false),
+            (#"{"abcdefgh_one":1}"#, false),  // a required name that is no property
+            (#"{"abcdefgh":1,"extra":1}"#, false),  // the first eight bytes alone are no name
+            (#"{"abcdefgh_one":1,"abcdefgh_one":2,"extra":1}"#, false),  // a named key twice
+            (#"{"abcdefgh_one":1,"extra":1,"extra":2}"#, false),  // another key twice
+        ])
+    func settledOnBytesNames(body: String, isValid: Bool) throws {
+        let validator = try Self.validator(
+            #"""
+            {"type": "object", "required": ["abcdefgh_one", "extra"],
+             "properties": {"abcdefgh_one": {"type": "integer"}, "abcdefgh_two": {"type": "string"}}}
+            """#)
+        let bytes = Array(body.utf8)
+        let tree = JSONBodyParser.parse(bytes)
+        #expect((tree.map { validator.isValid($0) } ?? false) == isValid)
+        #expect(validator.isSettledValid(json: bytes) == isValid)
+    }
+
     @Test("Bodies checked on their bytes: keys with escapes, and keys beyond ASCII, go the long way")
     func settledOnBytesDoubts() throws {
         let validator = try Self.validator(#"{"type": "object", "properties": {"a": {"type": "integer"}}}"#)

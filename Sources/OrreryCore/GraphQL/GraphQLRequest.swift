@@ -92,19 +92,43 @@ public enum GraphQLRequest: Sendable {
             || contains(request.body, Array(#""operationName""#.utf8))
     }
 
+    /// Whether `part` occurs in `bytes`: a plain byte search, first byte then the rest, over the buffers.
     private static func contains(_ bytes: [UInt8], _ part: [UInt8]) -> Bool {
-        guard let first = part.first, bytes.count >= part.count else { return false }
-        var start = 0
-        while let found = bytes[start...].firstIndex(of: first), found + part.count <= bytes.count {
-            if bytes[found..<found + part.count].elementsEqual(part) { return true }
-            start = found + 1
+        guard !part.isEmpty, bytes.count >= part.count else { return false }
+        return bytes.withUnsafeBufferPointer { haystack in
+            part.withUnsafeBufferPointer { needle in
+                let first = needle[0]
+                let last = haystack.count - needle.count
+                var start = 0
+                while start <= last {
+                    if haystack[start] == first {
+                        var matched = 1
+                        while matched < needle.count, haystack[start + matched] == needle[matched] { matched += 1 }
+                        if matched == needle.count { return true }
+                    }
+                    start += 1
+                }
+                return false
+            }
+        }
+    }
+
+    /// Whether the first byte that is not JSON white space opens a list: a batch is a list, so anything else is not
+    /// one and needs no further look.
+    private static func opensList(_ bytes: [UInt8]) -> Bool {
+        for byte in bytes {
+            switch byte {
+            case 0x20, 0x09, 0x0A, 0x0D: continue
+            default: return byte == UInt8(ascii: "[")
+            }
         }
         return false
     }
 
     /// The operations of a batch (a POST of a JSON list of them), as JSON; nil for anything else.
     package static func batchItems(_ request: HTTPRequest) -> [JSONValue]? {
-        guard request.method == "POST", mayBeIn(request), case .array(let items)? = JSONBodyParser.parse(request.body),
+        guard request.method == "POST", opensList(request.body), mayBeIn(request),
+            case .array(let items)? = JSONBodyParser.parse(request.body),
             GraphQLRequest(json: .array(items)) != nil
         else { return nil }
         return items

@@ -43,9 +43,9 @@ public struct HTTPRequest: Sendable {
             start = authorityEnd
         }
         isAbsoluteForm = authority != nil
-        let end = utf8[start...].firstIndex(of: UInt8(ascii: "#")) ?? utf8.endIndex
+        let end = utf8[start...].firstIndex(ofByte: UInt8(ascii: "#")) ?? utf8.endIndex
         let pathPart: Substring
-        if let questionMark = utf8[start..<end].firstIndex(of: UInt8(ascii: "?")) {
+        if let questionMark = utf8[start..<end].firstIndex(ofByte: UInt8(ascii: "?")) {
             pathPart = target[start..<questionMark]
             rawQuery = target[utf8.index(after: questionMark)..<end]
         } else {

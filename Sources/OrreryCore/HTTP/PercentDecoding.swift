@@ -4,7 +4,7 @@ public enum PercentDecoding {
     public static func decode(_ text: Substring, plusAsSpace: Bool = false) -> String {
         let utf8 = text.utf8
         // Fast path: nothing to decode, which is the usual case for paths.
-        if !utf8.contains(UInt8(ascii: "%")) && !(plusAsSpace && utf8.contains(UInt8(ascii: "+"))) {
+        if !utf8.contains(byte: UInt8(ascii: "%")) && !(plusAsSpace && utf8.contains(byte: UInt8(ascii: "+"))) {
             return String(text)
         }
         var bytes: [UInt8] = []
@@ -40,9 +40,9 @@ public enum PercentDecoding {
         var items: [QueryItem] = []
         var start = utf8.startIndex
         while start != utf8.endIndex {
-            let end = utf8[start...].firstIndex(of: UInt8(ascii: "&")) ?? utf8.endIndex
+            let end = utf8[start...].firstIndex(ofByte: UInt8(ascii: "&")) ?? utf8.endIndex
             if start != end {
-                if let equals = utf8[start..<end].firstIndex(of: UInt8(ascii: "=")) {
+                if let equals = utf8[start..<end].firstIndex(ofByte: UInt8(ascii: "=")) {
                     items.append(
                         QueryItem(
                             name: decode(query[start..<equals], plusAsSpace: true),

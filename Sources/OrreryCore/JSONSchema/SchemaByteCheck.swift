@@ -9,16 +9,21 @@
 /// answers "unsettled", and the caller reads the body the long way, which also says what is wrong.
 struct SchemaByteCheck {
     private let nodes: [SchemaNode]
+    /// The nodes' keywords as plain values (`SchemaByteShapes`), read by index: no check is copied.
+    private let tables: SchemaByteShapes
+    private let direction: SchemaDirection?
     private var parser: JSONBodyParser.Parser
     private var evaluation: SchemaEvaluation
-    /// The keys of the objects being read, innermost last, as ranges of the bytes: for duplicates and `required`.
+    /// The keys of the objects being read that no `properties` names, innermost last, as ranges of the bytes: for
+    /// duplicates and `required` (named keys are bits of a mask instead).
     private var keys: [Range<Int>] = []
 
-    init(nodes: [SchemaNode], bytes: UnsafeBufferPointer<UInt8>, direction: SchemaDirection?) {
-        self.nodes = nodes
+    init(program: SchemaProgram, bytes: UnsafeBufferPointer<UInt8>, direction: SchemaDirection?) {
+        nodes = program.nodes
+        tables = program.byteShapes
+        self.direction = direction
         parser = JSONBodyParser.Parser(bytes: bytes)
         evaluation = SchemaEvaluation(nodes: nodes, direction: direction)
-        keys.reserveCapacity(16)
     }
 
     /// Whether the whole body is JSON and valid against the node.
@@ -37,16 +42,16 @@ struct SchemaByteCheck {
         var frames = frames
         // Constants, and nodes that are only a `$ref`, as the evaluation follows them.
         while let current = node {
-            if let constant = nodes[current].constant {
-                guard constant else { return false }
+            let kind = tables.shapes[current].kind
+            if kind == .anything {
                 node = nil
                 break
             }
+            if kind == .nothing { return false }
             guard frames < SchemaEvaluation.maximumDepth else { return false }
-            let checks = nodes[current].checks
-            guard checks.count == 1, case .reference(let target) = checks[0] else { break }
+            guard kind == .reference else { break }
             frames += 1
-            node = target
+            node = tables.shapes[current].target
         }
         switch byte {
         case UInt8(ascii: "{"): return object(node, frames: frames, depth: depth)
@@ -85,13 +90,16 @@ struct SchemaByteCheck {
             text = start + 1..<end
             parser.index = end + 1
         case UInt8(ascii: "t"):
-            guard parser.word("true") else { return nil }
+            guard Self.literal(bytes, at: start, 0x6575_7274, count: 4) else { return nil }  // "true"
+            parser.index = start + 4
             kind = .boolean
         case UInt8(ascii: "f"):
-            guard parser.word("false") else { return nil }
+            guard Self.literal(bytes, at: start, 0x65_736C_6166, count: 5) else { return nil }  // "false"
+            parser.index = start + 5
             kind = .boolean
         case UInt8(ascii: "n"):
-            guard parser.word("null") else { return nil }
+            guard Self.literal(bytes, at: start, 0x6C6C_756E, count: 4) else { return nil }  // "null"
+            parser.index = start + 4
             kind = .null
         default:
             // `-?(0|[1-9][0-9]*)(\.[0-9]+)?` as the tree parser reads it; an exponent goes the long way.
@@ -121,9 +129,11 @@ struct SchemaByteCheck {
             parser.index = end
         }
         let value = UnsafeBufferPointer(rebasing: bytes[text])
-        for check in nodes[node].checks {
-            switch check {
-            case .type(let types, let isNullable, _):
+        // The number, read once when a bound or a step asks for it.
+        var number: SmallDecimal?
+        for position in tables.shapes[node].scalarTests {
+            switch tables.scalarTests[position] {
+            case .type(let types, let isNullable):
                 switch kind {
                 case .number:
                     guard types.contains(.number) || (types.contains(.integer) && isWrittenAsInteger) else {
@@ -134,11 +144,14 @@ struct SchemaByteCheck {
                 default:
                     guard types.contains(kind) else { return nil }
                 }
-            case .enumeration(let values):
+            case .enumeration(let listed):
                 guard kind == .string else { return nil }
-                let isListed = values.contains { listed in
-                    guard case .string(let name) = listed else { return false }
-                    return name.utf8.elementsEqual(value)
+                var isListed = false
+                for entry in listed where tables.enumerations[entry].count == value.count {
+                    if same(tables.enumerations[entry], value) {
+                        isListed = true
+                        break
+                    }
                 }
                 guard isListed else { return nil }
             case .minLength(let limit):
@@ -147,35 +160,51 @@ struct SchemaByteCheck {
             case .maxLength(let limit):
                 guard kind == .string else { continue }
                 guard isASCII, value.count <= limit else { return nil }
-            case .pattern(let pattern):
+            case .pattern(let index):
                 guard kind == .string else { continue }
-                guard isASCII, pattern.matches(utf8: value) else { return nil }
+                guard isASCII, tables.patterns[index].matches(utf8: value) else { return nil }
             case .minimum(let bound, let isExclusive):
                 guard kind == .number else { continue }
-                guard let order = Self.compare(value, bound), isExclusive ? order > 0 : order >= 0 else { return nil }
+                if number == nil { number = SmallDecimal(bytes: value) }
+                guard let number, let order = SmallDecimal.compare(number, bound), isExclusive ? order > 0 : order >= 0
+                else { return nil }
             case .maximum(let bound, let isExclusive):
                 guard kind == .number else { continue }
-                guard let order = Self.compare(value, bound), isExclusive ? order < 0 : order <= 0 else { return nil }
+                if number == nil { number = SmallDecimal(bytes: value) }
+                guard let number, let order = SmallDecimal.compare(number, bound), isExclusive ? order < 0 : order <= 0
+                else { return nil }
             case .multipleOf(let step):
                 guard kind == .number else { continue }
-                guard let small = step.small, let number = SmallDecimal(bytes: value),
-                    SmallDecimal.isMultiple(number, of: small) == true
-                else { return nil }
-            // Keywords that let a scalar through.
-            case .minItems, .maxItems, .uniqueItems, .items, .contains, .minProperties, .maxProperties, .required,
-                .dependentRequired, .properties, .propertyNames:
-                continue
-            default:
+                if number == nil { number = SmallDecimal(bytes: value) }
+                guard let number, SmallDecimal.isMultiple(number, of: step) == true else { return nil }
+            case .numberNeedsValue:
+                guard kind == .number else { continue }
+                return nil
+            case .needsValue:
                 return nil
             }
         }
         return true
     }
 
-    /// The number against a bound without an allocation: -1, 0 or 1; nil when it needs more than 64 bits.
-    private static func compare(_ text: UnsafeBufferPointer<UInt8>, _ bound: DecimalNumber) -> Int? {
-        guard let small = bound.small, let value = SmallDecimal(bytes: text) else { return nil }
-        return SmallDecimal.compare(value, small)
+    /// Whether `count` bytes at `start` are the literal, given as a little-endian word (`true`, `false`, `null`).
+    @inline(__always)
+    private static func literal(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int, _ word: UInt64, count: Int) -> Bool
+    {
+        guard start &+ count <= bytes.count else { return false }
+        return Self.word(bytes, start..<start &+ count) == word
+    }
+
+    /// Whether a name of the pool is the bytes.
+    @inline(__always)
+    private func same(_ name: SchemaByteShapes.Name, _ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard name.count == text.count else { return false }
+        var offset = 0
+        while offset < text.count {
+            if tables.bytes[name.start + offset] != text[offset] { return false }
+            offset += 1
+        }
+        return true
     }
 
     /// The value read as a tree and checked by the evaluation: scalars, and containers whose keywords need it.
@@ -187,39 +216,23 @@ struct SchemaByteCheck {
     }
 
     private mutating func object(_ node: Int?, frames: Int, depth: Int) -> Bool {
-        var properties: SchemaProperties?
-        var required: Int?
-        var minimum = 0
-        var maximum = Int.max
+        var shape = SchemaByteShapes.Shape()
         if let node {
             guard frames < SchemaEvaluation.maximumDepth else { return false }
-            let checks = nodes[node].checks
-            for position in checks.indices {
-                switch checks[position] {
-                case .type(let types, _, _):
-                    guard types.contains(.object) else { return false }
-                case .minProperties(let limit): minimum = limit
-                case .maxProperties(let limit): maximum = limit
-                case .required: required = position
-                case .properties(let found):
-                    guard properties == nil, found.patterns.isEmpty else {
-                        return whole(node, frames: frames, depth: depth)
-                    }
-                    properties = found
-                // Keywords that let an object through.
-                case .minLength, .maxLength, .pattern, .minimum, .maximum, .multipleOf, .minItems, .maxItems,
-                    .uniqueItems, .items, .contains:
-                    break
-                default:
-                    return whole(node, frames: frames, depth: depth)
-                }
+            shape = tables.shapes[node]
+            switch shape.object {
+            case .members: break
+            case .whole: return whole(node, frames: frames, depth: depth)
+            case .refused: return false
             }
         }
         let inner = frames + 1
         let bytes = parser.bytes
         parser.index += 1
         let base = keys.count
-        defer { keys.removeSubrange(base...) }
+        defer { keys.removeLast(keys.count - base) }
+        // The keys `properties` names, as bits by position: a bit seen twice is a duplicate key.
+        var seen: UInt64 = 0
         parser.skipWhitespace()
         if parser.current == UInt8(ascii: "}") {
             parser.index += 1
@@ -238,28 +251,38 @@ struct SchemaByteCheck {
                 guard end < bytes.count else { return false }
                 parser.index = end + 1
                 let key = start..<end
-                for other in keys[base...] where Self.equal(bytes, other, key) { return false }
-                keys.append(key)
-                parser.skipWhitespace()
-                guard parser.current == UInt8(ascii: ":") else { return false }
-                parser.index += 1
+                let word = Self.word(bytes, key)
                 var child: Int?
-                if let properties {
-                    let named: Int?
-                    if let names = properties.asciiNames {
-                        named = names.first { $0.name.count == key.count && $0.name.elementsEqual(bytes[key]) }?.node
-                    } else {
-                        named =
-                            properties.named[String(decoding: UnsafeBufferPointer(rebasing: bytes[key]), as: UTF8.self)]
+                var named = -1
+                if shape.hasProperties {
+                    for position in shape.properties {
+                        let name = tables.names[position]
+                        if name.word == word, name.count == key.count,
+                            name.count <= 8 || same(name, UnsafeBufferPointer(rebasing: bytes[key]))
+                        {
+                            named = position
+                            break
+                        }
                     }
-                    if let named {
-                        if evaluation.isExcludedByDirection(named) { return false }
-                        child = named
-                    } else if let additional = properties.additional {
-                        if nodes[additional].constant == false { return false }
+                }
+                if named >= 0 {
+                    let bit: UInt64 = 1 &<< UInt64(named &- shape.properties.lowerBound)
+                    guard seen & bit == 0 else { return false }
+                    seen |= bit
+                    let name = tables.names[named]
+                    if let direction, direction == .request ? name.isReadOnly : name.isWriteOnly { return false }
+                    child = name.node
+                } else {
+                    for index in base..<keys.count where Self.equal(bytes, keys[index], key) { return false }
+                    keys.append(key)
+                    if shape.hasProperties, let additional = shape.additional {
+                        if shape.isAdditionalFalse { return false }
                         child = additional
                     }
                 }
+                parser.skipWhitespace()
+                guard parser.current == UInt8(ascii: ":") else { return false }
+                parser.index += 1
                 guard value(child, frames: inner, depth: depth + 1) else { return false }
                 parser.skipWhitespace()
                 if parser.current == UInt8(ascii: ",") {
@@ -272,46 +295,32 @@ struct SchemaByteCheck {
                 }
             }
         }
-        let count = keys.count - base
-        guard count >= minimum, count <= maximum else { return false }
-        if let node, let required, case .required(let names) = nodes[node].checks[required] {
-            for (name, _) in names {
-                let utf8 = name.utf8
-                guard keys[base...].contains(where: { $0.count == utf8.count && bytes[$0].elementsEqual(utf8) }) else {
-                    return false
+        let count = keys.count - base + seen.nonzeroBitCount
+        guard count >= shape.minProperties, count <= shape.maxProperties else { return false }
+        guard seen & shape.requiredProperties == shape.requiredProperties else { return false }
+        for position in shape.required {
+            let name = tables.names[position]
+            var isPresent = false
+            for index in base..<keys.count where keys[index].count == name.count {
+                if same(name, UnsafeBufferPointer(rebasing: bytes[keys[index]])) {
+                    isPresent = true
+                    break
                 }
             }
+            guard isPresent else { return false }
         }
         return true
     }
 
     private mutating func array(_ node: Int?, frames: Int, depth: Int) -> Bool {
-        var prefix: [Int] = []
-        var rest: Int?
-        var minimum = 0
-        var maximum = Int.max
+        var shape = SchemaByteShapes.Shape()
         if let node {
             guard frames < SchemaEvaluation.maximumDepth else { return false }
-            let checks = nodes[node].checks
-            var hasItems = false
-            for check in checks {
-                switch check {
-                case .type(let types, _, _):
-                    guard types.contains(.array) else { return false }
-                case .minItems(let limit): minimum = limit
-                case .maxItems(let limit): maximum = limit
-                case .items(let first, let after):
-                    guard !hasItems else { return whole(node, frames: frames, depth: depth) }
-                    hasItems = true
-                    prefix = first
-                    rest = after
-                // Keywords that let an array through.
-                case .minLength, .maxLength, .pattern, .minimum, .maximum, .multipleOf, .minProperties,
-                    .maxProperties, .required, .dependentRequired, .properties, .propertyNames:
-                    break
-                default:
-                    return whole(node, frames: frames, depth: depth)
-                }
+            shape = tables.shapes[node]
+            switch shape.array {
+            case .members: break
+            case .whole: return whole(node, frames: frames, depth: depth)
+            case .refused: return false
             }
         }
         let inner = frames + 1
@@ -322,7 +331,10 @@ struct SchemaByteCheck {
             parser.index += 1
         } else {
             while true {
-                let child: Int? = node == nil ? nil : count < prefix.count ? prefix[count] : rest
+                let child: Int? =
+                    node == nil || !shape.hasItems
+                    ? nil
+                    : count < shape.prefix.count ? tables.prefixItems[shape.prefix.lowerBound + count] : shape.rest
                 guard value(child, frames: inner, depth: depth + 1) else { return false }
                 count += 1
                 parser.skipWhitespace()
@@ -336,7 +348,18 @@ struct SchemaByteCheck {
                 }
             }
         }
-        return count >= minimum && count <= maximum
+        return count >= shape.minItems && count <= shape.maxItems
+    }
+
+    /// A key's first eight bytes (fewer for a shorter key, the rest zero) as a little-endian word, as
+    /// `SchemaByteShapes.word` makes a name's: one load where eight bytes follow the key's start.
+    @inline(__always)
+    private static func word(_ bytes: UnsafeBufferPointer<UInt8>, _ key: Range<Int>) -> UInt64 {
+        guard let base = bytes.baseAddress, key.lowerBound &+ 8 <= bytes.count else {
+            return SchemaByteShapes.word(UnsafeBufferPointer(rebasing: bytes[key]))
+        }
+        let loaded = UInt64(littleEndian: UnsafeRawPointer(base + key.lowerBound).loadUnaligned(as: UInt64.self))
+        return key.count >= 8 ? loaded : loaded & ((1 &<< UInt64(key.count &* 8)) &- 1)
     }
 
     private static func equal(_ bytes: UnsafeBufferPointer<UInt8>, _ a: Range<Int>, _ b: Range<Int>) -> Bool {
@@ -353,7 +376,7 @@ extension JSONSchemaValidator {
     public func isSettledValid(json bytes: [UInt8], direction: SchemaDirection? = nil) -> Bool {
         guard !bytes.isEmpty else { return false }
         return bytes.withUnsafeBufferPointer { buffer in
-            var check = SchemaByteCheck(nodes: program.nodes, bytes: buffer, direction: direction)
+            var check = SchemaByteCheck(program: program, bytes: buffer, direction: direction)
             return check.isSettledValid(root)
         }
     }

@@ -286,7 +286,9 @@ public final class OpenAPIMock: Sendable {
     /// The path as sent, still percent-encoded (a path parameter may hold an encoded `/`).
     static func rawPath(_ request: HTTPRequest) -> Substring {
         let target = request.isAbsoluteForm ? request.originForm : request.target
-        let end = target.firstIndex { $0 == "?" || $0 == "#" } ?? target.endIndex
-        return Substring(target[..<end])
+        // On bytes: both separators are ASCII, so the index found is a character's.
+        let utf8 = target.utf8
+        let end = utf8.firstIndex(ofByte: UInt8(ascii: "?"), or: UInt8(ascii: "#")) ?? utf8.endIndex
+        return target[..<end]
     }
 }

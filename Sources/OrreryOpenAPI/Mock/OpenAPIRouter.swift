@@ -49,7 +49,7 @@ struct OpenAPIRouter: Sendable {
     }
 
     func match(method: String, rawPath: Substring) -> Match {
-        let raw = Array(rawPath.split(separator: "/", omittingEmptySubsequences: false).dropFirst())
+        let raw = Self.segments(rawPath)
         guard let candidates = routesBySegmentCount[raw.count] else { return .noPath }
         var allowed: [String] = []
         for route in candidates {
@@ -60,5 +60,31 @@ struct OpenAPIRouter: Sendable {
             for name in route.operations.keys.sorted() where !allowed.contains(name) { allowed.append(name) }
         }
         return allowed.isEmpty ? .noPath : .methodNotAllowed(allowed: allowed)
+    }
+
+    /// The path's segments after the first `/` (`/a//b` → `a`, ``, `b`), split on bytes: `/` is ASCII, so every
+    /// index found is a character's, and no Character is formed.
+    static func segments(_ rawPath: Substring) -> [Substring] {
+        let utf8 = rawPath.utf8
+        // Over the contiguous bytes a native string has; else stepping its indices.
+        let split: [Substring]? = utf8.withContiguousStorageIfAvailable { bytes in
+            var segments: [Substring] = []
+            // Room for the usual path at once, rather than growing the array segment by segment.
+            segments.reserveCapacity(8)
+            // Nil until the first `/`: the text before it is not a segment.
+            var start: Int?
+            for offset in bytes.indices where bytes[offset] == UInt8(ascii: "/") {
+                if let start {
+                    segments.append(
+                        rawPath[
+                            utf8.index(utf8.startIndex, offsetBy: start)..<utf8.index(utf8.startIndex, offsetBy: offset)
+                        ])
+                }
+                start = offset + 1
+            }
+            if let start { segments.append(rawPath[utf8.index(utf8.startIndex, offsetBy: start)...]) }
+            return segments
+        }
+        return split ?? Array(rawPath.split(separator: "/", omittingEmptySubsequences: false).dropFirst())
     }
 }

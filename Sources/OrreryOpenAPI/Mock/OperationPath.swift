@@ -31,10 +31,17 @@ struct OperationPath: Sendable {
     func match(_ raw: [Substring]) -> [(name: String, value: String)]? {
         guard raw.count == segments.count else { return nil }
         var values: [(name: String, value: String)] = []
+        if literalCount < segments.count { values.reserveCapacity(segments.count - literalCount) }
         for (segment, part) in zip(segments, raw) {
             switch segment {
             case .literal(let text):
-                guard PercentDecoding.decode(part) == text else { return nil }
+                // Most segments have nothing to decode: compared as they are, without a new string.
+                let isEncoded = part.utf8.contains(byte: UInt8(ascii: "%"))
+                guard isEncoded ? PercentDecoding.decode(part) == text : part == text else { return nil }
+            case .parameter(let name, let prefix, let suffix) where prefix.isEmpty && suffix.isEmpty:
+                // The whole segment (`{id}`), as most templates have it: no Characters counted.
+                guard !part.isEmpty else { return nil }
+                values.append((name, String(part)))
             case .parameter(let name, let prefix, let suffix):
                 guard part.hasPrefix(prefix), part.hasSuffix(suffix), part.count >= prefix.count + suffix.count else {
                     return nil

@@ -2,7 +2,7 @@ import OrreryCore
 
 /// An operation's answers, made when the spec loads: for each documented status and content type, the body of its
 /// first example (or one generated from its schema) encoded, and each named example.
-struct PreparedOperation: Sendable {
+final class PreparedOperation: Sendable {
     struct Media: Sendable {
         let contentType: String
         /// A JSON type, which a client that accepts anything gets first.

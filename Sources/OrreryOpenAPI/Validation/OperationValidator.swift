@@ -68,7 +68,8 @@ struct OperationValidator: Sendable {
         for reader in readers {
             let parameter = reader.parameter
             let pathValue = parameter.location == .path ? pathValues.first { $0.name == parameter.name }?.value : nil
-            let pointer = "/" + parameter.name
+            // Made only for a violation: most requests have none.
+            var pointer: String { "/" + parameter.name }
             switch reader.read(query: query, headers: request.headers, cookies: cookies, pathValue: pathValue) {
             case .absent:
                 if parameter.isRequired {
@@ -269,6 +270,15 @@ struct OperationValidator: Sendable {
     /// A media type without its parameters, lower case (`application/json`).
     static func mediaType(_ header: String?) -> String {
         guard let header else { return "" }
+        // The usual header, `application/json` as it is: no parameters, no spaces, lower case; returned as it is,
+        // after one look at its bytes.
+        let isPlain = header.utf8.withContiguousStorageIfAvailable { bytes in
+            !bytes.contains { byte in
+                byte == UInt8(ascii: ";") || byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
+                    || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+            }
+        }
+        if isPlain == true { return header }
         let type = (header.split(separator: ";", maxSplits: 1).first ?? "").trimmingSpaces
         // Already lower case, as almost every client sends it: no new string.
         return type.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") })

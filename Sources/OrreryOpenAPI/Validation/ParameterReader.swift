@@ -26,6 +26,8 @@ struct ParameterReader: Sendable {
         }
         self.properties = properties
         isJSONContent = location.contains("/content/")
+        isArray = types.contains("array")
+        isObject = types.contains("object") && !isJSONContent
     }
 
     enum Reading {
@@ -124,8 +126,9 @@ struct ParameterReader: Sendable {
         return Self.scalar(values[0], types: types)
     }
 
-    private var isArray: Bool { types.contains("array") }
-    private var isObject: Bool { types.contains("object") && !isJSONContent }
+    /// Worked out once: every request asks them of every parameter.
+    private let isArray: Bool
+    private let isObject: Bool
 
     /// A value written with a separator: a scalar, the items of an array, or an object's pairs (`k=v` when
     /// exploded, `k,v` when not).
