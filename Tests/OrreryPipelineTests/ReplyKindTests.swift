@@ -184,5 +184,20 @@ struct ReplyKindTests {
         let otherPort = PipelineRequest(request, scheme: "https", interceptedAuthority: "api.example.com:8443")
         #expect(otherPort.head.target == "https://api.example.com:8443/v1?x=1")
         #expect(PipelineRequest(request).head.target == "/v1?x=1")
+        // Rewritten in place, the request reads as the same one parsed again from its absolute target.
+        for (target, authority) in [
+            ("/v1?x=1", "api.example.com:443"), ("/a%20b/c?q=%C3%A9&r", "h.example:8443"), ("/", "h.example:443"),
+            ("/p#frag", "h.example:443"), ("/s?", "h.example:80"),
+        ] {
+            let head = PipelineRequest(
+                HTTPRequest(method: "GET", target: target, headers: ["Host": "ignored"]),
+                interceptedAuthority: authority
+            ).head
+            let parsed = HTTPRequest(method: "GET", target: head.target, headers: ["Host": "ignored"])
+            #expect(
+                head.host == parsed.host && head.path == parsed.path && head.rawQuery == parsed.rawQuery, "\(target)")
+            #expect(
+                head.query == parsed.query && head.originForm == parsed.originForm && head.isAbsoluteForm, "\(target)")
+        }
     }
 }

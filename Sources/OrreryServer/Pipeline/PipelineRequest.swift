@@ -30,16 +30,26 @@ struct PipelineRequest: Sendable {
         self.interceptedAuthority = interceptedAuthority
         // Rewritten in place once every field is set: choosing between two values for `head` first made the usual
         // request a copy of it.
-        if let interceptedAuthority { self.head = Self.absolute(self.head, authority: interceptedAuthority) }
+        if let interceptedAuthority { Self.makeAbsolute(&self.head, authority: interceptedAuthority) }
     }
 
     /// A request from inside an intercepted tunnel as the absolute https URL it is for (the default port left out,
     /// as a client writes it), so that stubs with a `host`, the host map and the proxy see where it was going.
-    static func absolute(_ request: HTTPRequest, authority: String) -> HTTPRequest {
-        guard !request.isAbsoluteForm else { return request }
-        let host = authority.hasSuffix(":443") ? String(authority.dropLast(4)) : authority
-        return HTTPRequest(
-            method: request.method, target: "https://" + host + request.target, headers: request.headers,
-            body: request.body)
+    ///
+    /// An origin-form target keeps its path and query: only the target, the host and the form change, in place.
+    /// Parsing the request again from the new target cost some 3,000 instructions per intercepted request.
+    static func makeAbsolute(_ request: inout HTTPRequest, authority: String) {
+        guard !request.isAbsoluteForm else { return }
+        let utf8 = authority.utf8
+        let host =
+            utf8.count > 4 && utf8.suffix(4).elementsEqual(":443".utf8) ? String(authority.dropLast(4)) : authority
+        let target = "https://" + host + request.target
+        guard request.target.utf8.first == UInt8(ascii: "/") else {
+            request = HTTPRequest(method: request.method, target: target, headers: request.headers, body: request.body)
+            return
+        }
+        request.target = target
+        request.host = host
+        request.isAbsoluteForm = true
     }
 }
