@@ -85,23 +85,16 @@ public enum PercentDecoding {
     /// in place: templates ask this on every answer.
     private static func forEachRawValue(named name: String, in query: Substring, _ body: (Substring) -> Bool) {
         guard !query.isEmpty else { return }
-        let utf8 = query.utf8
-        func slice(_ range: Range<Int>) -> Substring {
-            query[
-                utf8.index(
-                    utf8.startIndex, offsetBy: range.lowerBound)..<utf8.index(
-                        utf8.startIndex, offsetBy: range.upperBound)]
-        }
-        func walk(_ bytes: UnsafeBufferPointer<UInt8>) {
+        query.withUTF8Bytes { bytes in
             forEachPair(bytes) { nameRange, valueRange in
                 let encoded = bytes[nameRange]
                 let matches =
                     encoded.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }
-                    ? decode(slice(nameRange), plusAsSpace: true) == name : encoded.elementsEqual(name.utf8)
-                return matches ? body(slice(valueRange)) : true
+                    ? decode(query.slice(utf8Offsets: nameRange), plusAsSpace: true) == name
+                    : encoded.elementsEqual(name.utf8)
+                return matches ? body(query.slice(utf8Offsets: valueRange)) : true
             }
         }
-        if query.utf8.withContiguousStorageIfAvailable(walk) == nil { Array(utf8).withUnsafeBufferPointer(walk) }
     }
 
     /// The byte ranges of each `name=value` pair's name and value (empty pairs skipped), until `pair` returns false.

@@ -29,3 +29,20 @@ extension String.UTF8View {
         self[...].firstIndex(ofByte: byte, or: other)
     }
 }
+
+extension StringProtocol {
+    /// Calls `body` with the text's UTF-8 bytes in place (a copy only for text not stored contiguously): for walks
+    /// over a request's path or query that look for ASCII separators.
+    package func withUTF8Bytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        if let result = utf8.withContiguousStorageIfAvailable(body) { return result }
+        return Array(utf8).withUnsafeBufferPointer(body)
+    }
+
+    /// The text between two byte offsets from its start, without a copy: for offsets such a walk found, which fall
+    /// on ASCII separators and so on character boundaries.
+    package func slice(utf8Offsets range: Range<Int>) -> SubSequence {
+        self[
+            utf8.index(
+                utf8.startIndex, offsetBy: range.lowerBound)..<utf8.index(utf8.startIndex, offsetBy: range.upperBound)]
+    }
+}

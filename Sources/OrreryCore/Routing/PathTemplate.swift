@@ -125,14 +125,7 @@ public struct PathTemplate: Sendable, Equatable, CustomStringConvertible {
     public func match(_ path: String) -> PathParameters? {
         var values: [Substring] = []
         if !parameterNames.isEmpty { values.reserveCapacity(parameterNames.count) }
-        let utf8 = path.utf8
-        let matched = walk(path) { range in
-            values.append(
-                path[
-                    utf8.index(
-                        utf8.startIndex, offsetBy: range.lowerBound)..<utf8.index(
-                            utf8.startIndex, offsetBy: range.upperBound)])
-        }
+        let matched = walk(path) { range in values.append(path.slice(utf8Offsets: range)) }
         return matched ? PathParameters(names: parameterNames, values: values) : nil
     }
 
@@ -145,11 +138,7 @@ public struct PathTemplate: Sendable, Equatable, CustomStringConvertible {
     /// Runs for every request a template route may answer: bytes compared in place, nothing allocated.
     @inline(__always)
     private func walk(_ path: String, parameter: (Range<Int>) -> Void) -> Bool {
-        if let result = path.utf8.withContiguousStorageIfAvailable({ walk(bytes: $0, path: path, parameter: parameter) }
-        ) {
-            return result
-        }
-        return Array(path.utf8).withUnsafeBufferPointer { walk(bytes: $0, path: path, parameter: parameter) }
+        path.withUTF8Bytes { walk(bytes: $0, path: path, parameter: parameter) }
     }
 
     private func walk(bytes: UnsafeBufferPointer<UInt8>, path: String, parameter: (Range<Int>) -> Void) -> Bool {
@@ -188,11 +177,7 @@ public struct PathTemplate: Sendable, Equatable, CustomStringConvertible {
             if offset == literal.count { return true }
         }
         if asciiOnly && !bytes[range].contains(where: { $0 >= 0x80 }) { return false }
-        let utf8 = path.utf8
-        let piece = path[
-            utf8.index(
-                utf8.startIndex, offsetBy: range.lowerBound)..<utf8.index(utf8.startIndex, offsetBy: range.upperBound)]
-        return piece == String(decoding: literal, as: UTF8.self)
+        return path.slice(utf8Offsets: range) == String(decoding: literal, as: UTF8.self)
     }
 
     public var description: String { isPrefix ? source + "/…" : source }

@@ -267,16 +267,11 @@ public struct StubTable: Sendable {
         _ request: HTTPRequest, method: String, answers: (IndexedStub) -> Bool
     ) -> IndexedStub? {
         // Over the path's bytes in place: walking a String's UTF-8 view paid for an index step per byte.
-        if let found = request.path.utf8.withContiguousStorageIfAvailable({
-            templateMatch(path: $0, method: method, answers: answers)
-        }) {
-            return found
-        }
-        return templateMatch(path: Array(request.path.utf8), method: method, answers: answers)
+        request.path.withUTF8Bytes { templateMatch(path: $0, method: method, answers: answers) }
     }
 
     private func templateMatch(
-        path utf8: some Collection<UInt8>, method: String, answers: (IndexedStub) -> Bool
+        path utf8: UnsafeBufferPointer<UInt8>, method: String, answers: (IndexedStub) -> Bool
     ) -> IndexedStub? {
         var segments = 0
         for byte in utf8 where byte == UInt8(ascii: "/") { segments += 1 }

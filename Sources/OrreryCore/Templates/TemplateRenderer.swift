@@ -276,14 +276,7 @@ enum TemplateRenderer {
     /// Segment `position` (from 0) of a path that starts with `/`, without copying it: `/` alone has no segments;
     /// `/a/` has "a" and "".
     static func pathSegment(_ path: String, _ position: Int) -> Substring? {
-        let bounds: Range<Int>?? = path.utf8.withContiguousStorageIfAvailable { segmentBounds($0, position) }
-        guard let found = bounds ?? Array(path.utf8).withUnsafeBufferPointer({ segmentBounds($0, position) }) else {
-            return nil
-        }
-        let utf8 = path.utf8
-        return path[
-            utf8.index(
-                utf8.startIndex, offsetBy: found.lowerBound)..<utf8.index(utf8.startIndex, offsetBy: found.upperBound)]
+        path.withUTF8Bytes { segmentBounds($0, position) }.map { path.slice(utf8Offsets: $0) }
     }
 
     /// The byte range of segment `position`, found by counting slashes over the bytes in place.
