@@ -146,5 +146,24 @@ struct OpenAPIContractTests {
         let base = try orrery.waitUntilListening()
         #expect(try Curl.run(["\(base)/v1/pets/5"]) == #"{"id":0,"name":"string","tag":"string"}"#)
         #expect(orrery.stop() == 0)
+
+        // The response headers a spec declares are written with the values the spec's answer sends.
+        let headersSpec = OrreryProcess.packageRoot.appendingPathComponent("Tests/Fixtures/openapi/headers-3.0.yaml")
+            .path
+        let withHeaders = try OrreryProcess.run(["import", "openapi", headersSpec, "--out", scratch.path("headers")])
+        #expect(withHeaders.status == 0, "\(withHeaders.errors)")
+        let fromSpec = try OrreryProcess(["serve", "--port", "0", "--openapi", headersSpec, "--offline"])
+        let specHead = try Curl.run(["-s", "-D", "-", "-o", "/dev/null", "\(try fromSpec.waitUntilListening())/items"])
+        #expect(fromSpec.stop() == 0)
+        let fromStubs = try OrreryProcess(["serve", "--port", "0", "--stubs", scratch.path("headers"), "--offline"])
+        let stubHead = try Curl.run(["-s", "-D", "-", "-o", "/dev/null", "\(try fromStubs.waitUntilListening())/items"])
+        #expect(fromStubs.stop() == 0)
+        for name in ["X-Rate-Limit", "X-Request-Id", "X-Tags", "X-Next", "Content-Type"] {
+            let line = { (head: String) in
+                head.split(separator: "\r\n").first { $0.lowercased().hasPrefix(name.lowercased() + ":") }.map(
+                    String.init)
+            }
+            #expect(line(specHead) != nil && line(stubHead) == line(specHead), "\(name): \(specHead) / \(stubHead)")
+        }
     }
 }

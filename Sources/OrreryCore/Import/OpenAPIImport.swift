@@ -10,14 +10,20 @@ public enum OpenAPIImport {
         public var status: Int
         public var contentType: String?
         public var body: [UInt8]
+        /// The other response headers the spec declares, with the values `serve --openapi` sends.
+        public var headers: [(name: String, value: String)]
 
-        public init(name: String, method: String, path: String, status: Int, contentType: String?, body: [UInt8]) {
+        public init(
+            name: String, method: String, path: String, status: Int, contentType: String?, body: [UInt8],
+            headers: [(name: String, value: String)] = []
+        ) {
             self.name = name
             self.method = method
             self.path = path
             self.status = status
             self.contentType = contentType
             self.body = body
+            self.headers = headers
         }
     }
 
@@ -28,8 +34,10 @@ public enum OpenAPIImport {
         for answer in answers {
             result.entryCount += 1
             var response: [(String, YAMLText.Value)] = [("status", .number(answer.status))]
-            if let contentType = answer.contentType {
-                response.append(("headers", .mapping([("Content-Type", .scalar(contentType))])))
+            let headers =
+                (answer.contentType.map { [("Content-Type", $0)] } ?? []) + answer.headers.map { ($0.name, $0.value) }
+            if !headers.isEmpty {
+                response.append(("headers", .mapping(headers.map { ($0.0, .scalar($0.1)) })))
             }
             if !answer.body.isEmpty { response.append(file.body(answer.body, contentType: answer.contentType)) }
             file.add([

@@ -143,7 +143,9 @@ public final class OpenAPIMock: Sendable {
                 return OpenAPIImport.Answer(
                     name: operation.operationId, method: operation.validator.operation.method, path: path,
                     status: answer.status,
-                    contentType: answer.headers.first(named: "Content-Type"), body: answer.body.bytes)
+                    contentType: answer.headers.first(named: "Content-Type"), body: answer.body.bytes,
+                    headers: answer.headers.entries.filter { !$0.name.equalsIgnoringASCIICase("Content-Type") }
+                        .map { (name: $0.name, value: $0.value) })
             }
         }
     }
