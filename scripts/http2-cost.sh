@@ -15,18 +15,8 @@ ORRERY_BIN=${ORRERY_BIN:-$(scripts/build-release.sh)}
 REQUESTS=${REQUESTS:-20000}
 STREAMS=${STREAMS:-16}
 
-work=$(mktemp -d)
-pid=""
-cleanup() {
-    [ -n "$pid" ] && kill "$pid" 2>/dev/null || true
-    wait 2>/dev/null || true
-    if [ -n "${KEEP_DUMPS:-}" ]; then cp "$work"/callgrind.out.* "$KEEP_DUMPS"/ 2>/dev/null || true; fi
-    rm -rf "$work"
-}
-trap cleanup EXIT
-
-cp "$ORRERY_BIN" "$work/orrery"
-strip --strip-debug "$work/orrery"
+# shellcheck source=scripts/lib/callgrind-work.sh
+source scripts/lib/callgrind-work.sh
 mkdir -p "$work/stubs"
 cat > "$work/stubs/bench.yaml" <<'YAML'
 - request: { method: GET, path: / }
