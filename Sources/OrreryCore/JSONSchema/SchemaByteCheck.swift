@@ -65,126 +65,179 @@ struct SchemaByteCheck {
         }
     }
 
+    /// A member of an object or an array: `value`, with the usual case, a scalar against a node with keywords,
+    /// taken here without its round of checks.
+    @inline(__always)
+    private mutating func member(_ node: Int?, frames: Int, depth: Int) -> Bool {
+        parser.skipWhitespace()
+        guard let node, depth < JSONBodyParser.Parser.maximumDepth, let byte = parser.current,
+            byte != UInt8(ascii: "{"), byte != UInt8(ascii: "["), tables.shapes[node].kind == .keywords
+        else { return value(node, frames: frames, depth: depth) }
+        let start = parser.index
+        if let settled = scalar(node, frames: frames) { return settled }
+        parser.index = start
+        return whole(node, frames: frames, depth: depth)
+    }
+
     /// A string, number, boolean or null checked on its bytes against the keywords that apply to it; nil when one
     /// needs the value itself (`format`, `const`, a non-ASCII string's length or pattern, a number with an
-    /// exponent, ...), and the caller reads it as a `JSONValue` instead.
+    /// exponent or too many digits for its bound, ...), and the caller reads it as a `JSONValue` instead.
     private mutating func scalar(_ node: Int, frames: Int) -> Bool? {
         guard frames < SchemaEvaluation.maximumDepth else { return nil }
+        let plan = tables.scalar(node)
+        if plan.pointee.needsValue { return nil }
         let bytes = parser.bytes
         let start = parser.index
-        let kind: SchemaTypeSet
-        var text = start..<start
-        var isASCII = true
-        var isWrittenAsInteger = true
         switch bytes[start] {
         case UInt8(ascii: "\""):
-            var end = start + 1
-            while end < bytes.count, bytes[end] != UInt8(ascii: "\"") {
-                let byte = bytes[end]
-                if byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "\n") { return nil }
-                if byte >= 0x80 { isASCII = false }
-                end += 1
-            }
-            guard end < bytes.count else { return nil }
-            kind = .string
-            text = start + 1..<end
+            guard plan.pointee.types.contains(.string) else { return nil }
+            guard let (end, isASCII) = Self.stringEnd(bytes, from: start + 1) else { return nil }
             parser.index = end + 1
+            guard plan.pointee.hasStringTests || plan.pointee.enumeration != nil else { return true }
+            let value = UnsafeBufferPointer(rebasing: bytes[start + 1..<end])
+            if let listed = plan.pointee.enumeration {
+                var isListed = false
+                for entry in listed where same(tables.enumerations[entry], value) {
+                    isListed = true
+                    break
+                }
+                guard isListed else { return nil }
+            }
+            guard plan.pointee.hasStringTests else { return true }
+            // Lengths and patterns count characters: bytes only while the text is ASCII.
+            guard isASCII, value.count >= plan.pointee.minLength, value.count <= plan.pointee.maxLength else {
+                return nil
+            }
+            for index in plan.pointee.patterns where !tables.patterns[index].matches(utf8: value) { return nil }
+            return true
         case UInt8(ascii: "t"):
             guard Self.literal(bytes, at: start, 0x6575_7274, count: 4) else { return nil }  // "true"
             parser.index = start + 4
-            kind = .boolean
+            return plan.pointee.types.contains(.boolean) && plan.pointee.enumeration == nil ? true : nil
         case UInt8(ascii: "f"):
             guard Self.literal(bytes, at: start, 0x65_736C_6166, count: 5) else { return nil }  // "false"
             parser.index = start + 5
-            kind = .boolean
+            return plan.pointee.types.contains(.boolean) && plan.pointee.enumeration == nil ? true : nil
         case UInt8(ascii: "n"):
             guard Self.literal(bytes, at: start, 0x6C6C_756E, count: 4) else { return nil }  // "null"
             parser.index = start + 4
-            kind = .null
+            return plan.pointee.types.contains(.null) && plan.pointee.enumeration == nil ? true : nil
         default:
-            // `-?(0|[1-9][0-9]*)(\.[0-9]+)?` as the tree parser reads it; an exponent goes the long way.
-            var end = start
-            if bytes[end] == UInt8(ascii: "-") { end += 1 }
-            let integerStart = end
-            while end < bytes.count, bytes[end] >= UInt8(ascii: "0"), bytes[end] <= UInt8(ascii: "9") { end += 1 }
-            let integerDigits = end - integerStart
-            guard integerDigits > 0, integerDigits == 1 || bytes[integerStart] != UInt8(ascii: "0") else { return nil }
-            if end < bytes.count, bytes[end] == UInt8(ascii: ".") {
-                end += 1
-                let fractionStart = end
-                while end < bytes.count, bytes[end] >= UInt8(ascii: "0"), bytes[end] <= UInt8(ascii: "9") { end += 1 }
-                guard end > fractionStart else { return nil }
-                isWrittenAsInteger = false
-            }
-            if end < bytes.count {
-                let byte = bytes[end]
-                if byte == UInt8(ascii: ".") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
-                    || byte | 0x20 == UInt8(ascii: "e")
-                {
-                    return nil
-                }
-            }
-            kind = .number
-            text = start..<end
-            parser.index = end
+            return number(plan, bytes: bytes, start: start)
         }
-        let value = UnsafeBufferPointer(rebasing: bytes[text])
-        // The number, read once when a bound or a step asks for it.
-        var number: SmallDecimal?
-        for position in tables.shapes[node].scalarTests {
-            switch tables.scalarTests[position] {
-            case .type(let types, let isNullable):
-                switch kind {
-                case .number:
-                    guard types.contains(.number) || (types.contains(.integer) && isWrittenAsInteger) else {
-                        return nil
-                    }
-                case .null:
-                    guard types.contains(.null) || isNullable else { return nil }
-                default:
-                    guard types.contains(kind) else { return nil }
-                }
-            case .enumeration(let listed):
-                guard kind == .string else { return nil }
-                var isListed = false
-                for entry in listed where tables.enumerations[entry].count == value.count {
-                    if same(tables.enumerations[entry], value) {
-                        isListed = true
-                        break
-                    }
-                }
-                guard isListed else { return nil }
-            case .minLength(let limit):
-                guard kind == .string else { continue }
-                guard isASCII, value.count >= limit else { return nil }
-            case .maxLength(let limit):
-                guard kind == .string else { continue }
-                guard isASCII, value.count <= limit else { return nil }
-            case .pattern(let index):
-                guard kind == .string else { continue }
-                guard isASCII, tables.patterns[index].matches(utf8: value) else { return nil }
-            case .minimum(let bound, let isExclusive):
-                guard kind == .number else { continue }
-                if number == nil { number = SmallDecimal(bytes: value) }
-                guard let number, let order = SmallDecimal.compare(number, bound), isExclusive ? order > 0 : order >= 0
-                else { return nil }
-            case .maximum(let bound, let isExclusive):
-                guard kind == .number else { continue }
-                if number == nil { number = SmallDecimal(bytes: value) }
-                guard let number, let order = SmallDecimal.compare(number, bound), isExclusive ? order < 0 : order <= 0
-                else { return nil }
-            case .multipleOf(let step):
-                guard kind == .number else { continue }
-                if number == nil { number = SmallDecimal(bytes: value) }
-                guard let number, SmallDecimal.isMultiple(number, of: step) == true else { return nil }
-            case .numberNeedsValue:
-                guard kind == .number else { continue }
-                return nil
-            case .needsValue:
+    }
+
+    /// A number written `-?(0|[1-9][0-9]*)(\.[0-9]+)?`, as the tree parser reads it, checked against its node's
+    /// type, bounds and step; its significand is gathered while it is read. An exponent, or more digits than a
+    /// `SmallDecimal` holds where a bound needs them, goes the long way.
+    @inline(__always)
+    private mutating func number(
+        _ plan: UnsafePointer<SchemaByteShapes.ScalarPlan>, bytes: UnsafeBufferPointer<UInt8>, start: Int
+    )
+        -> Bool?
+    {
+        var end = start
+        let isNegative = bytes[end] == UInt8(ascii: "-")
+        if isNegative { end += 1 }
+        let integerStart = end
+        var significand: Int64 = 0
+        while end < bytes.count, bytes[end] &- UInt8(ascii: "0") < 10 {
+            significand = significand &* 10 &+ Int64(bytes[end] &- UInt8(ascii: "0"))
+            end += 1
+        }
+        let integerDigits = end - integerStart
+        guard integerDigits > 0, integerDigits == 1 || bytes[integerStart] != UInt8(ascii: "0") else { return nil }
+        var scale = 0
+        if end < bytes.count, bytes[end] == UInt8(ascii: ".") {
+            end += 1
+            let fractionStart = end
+            while end < bytes.count, bytes[end] &- UInt8(ascii: "0") < 10 {
+                significand = significand &* 10 &+ Int64(bytes[end] &- UInt8(ascii: "0"))
+                end += 1
+            }
+            scale = end - fractionStart
+            guard scale > 0 else { return nil }
+        }
+        if end < bytes.count {
+            let byte = bytes[end]
+            if byte == UInt8(ascii: ".") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-")
+                || byte | 0x20 == UInt8(ascii: "e")
+            {
                 return nil
             }
+        }
+        parser.index = end
+        guard plan.pointee.types.contains(.number) || (plan.pointee.types.contains(.integer) && scale == 0) else {
+            return nil
+        }
+        guard plan.pointee.enumeration == nil, !plan.pointee.numberNeedsValue else { return nil }
+        guard plan.pointee.hasNumberTests else { return true }
+        // Eighteen digits at most: the significand cannot have wrapped.
+        guard integerDigits + scale <= 18 else { return nil }
+        let number = SmallDecimal(significand: isNegative ? -significand : significand, scale: scale)
+        if let bound = plan.pointee.minimum {
+            guard let order = SmallDecimal.compare(number, bound), order >= 0 else { return nil }
+        }
+        if let bound = plan.pointee.exclusiveMinimum {
+            guard let order = SmallDecimal.compare(number, bound), order > 0 else { return nil }
+        }
+        if let bound = plan.pointee.maximum {
+            guard let order = SmallDecimal.compare(number, bound), order <= 0 else { return nil }
+        }
+        if let bound = plan.pointee.exclusiveMaximum {
+            guard let order = SmallDecimal.compare(number, bound), order < 0 else { return nil }
+        }
+        if let step = plan.pointee.multipleOf {
+            guard SmallDecimal.isMultiple(number, of: step) == true else { return nil }
         }
         return true
+    }
+
+    /// Where a JSON string whose text starts at `start` ends (the index of its closing quote), and whether its text
+    /// is ASCII; nil when an escape or a control character comes first (the tree parser's to read). Eight bytes
+    /// are looked at a time where eight follow.
+    @inline(__always)
+    private static func stringEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> (Int, Bool)? {
+        var index = start
+        var high: UInt64 = 0
+        if let base = bytes.baseAddress {
+            while index &+ 8 <= bytes.count {
+                let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+                let special = stopBytes(word)
+                if special != 0 {
+                    // The bytes before the first stop byte (a quote, a backslash or a control character).
+                    let before = special.trailingZeroBitCount &>> 3
+                    high |= word & ((1 &<< UInt64(before &* 8)) &- 1)
+                    index &+= before
+                    break
+                }
+                high |= word
+                index &+= 8
+            }
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") { break }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
+            high |= UInt64(byte)
+            index += 1
+        }
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
+        return (index, high & 0x8080_8080_8080_8080 == 0)
+    }
+
+    /// The high bit of each byte of the word that is a quote, a backslash or below 0x20; exact for the lowest such
+    /// byte (a borrow can flag bytes above it only).
+    @inline(__always)
+    private static func stopBytes(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let quotes = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
+        let backslashes = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
+        let zeroQuote = (quotes &- ones) & ~quotes
+        let zeroBackslash = (backslashes &- ones) & ~backslashes
+        let control = (word &- ones &* 0x20) & ~word
+        return (zeroQuote | zeroBackslash | control) & highs
     }
 
     /// Whether `count` bytes at `start` are the literal, given as a little-endian word (`true`, `false`, `null`).
@@ -216,11 +269,10 @@ struct SchemaByteCheck {
     }
 
     private mutating func object(_ node: Int?, frames: Int, depth: Int) -> Bool {
-        var shape = SchemaByteShapes.Shape()
+        let shape = tables.shape(node)
         if let node {
             guard frames < SchemaEvaluation.maximumDepth else { return false }
-            shape = tables.shapes[node]
-            switch shape.object {
+            switch shape.pointee.object {
             case .members: break
             case .whole: return whole(node, frames: frames, depth: depth)
             case .refused: return false
@@ -230,9 +282,12 @@ struct SchemaByteCheck {
         let bytes = parser.bytes
         parser.index += 1
         let base = keys.count
-        defer { keys.removeLast(keys.count - base) }
+        defer { if keys.count > base { keys.removeLast(keys.count - base) } }
         // The keys `properties` names, as bits by position: a bit seen twice is a duplicate key.
         var seen: UInt64 = 0
+        // Bodies mostly list their members in the schema's order: the name after the last one met is tried first.
+        let properties = shape.pointee.properties
+        var next = properties.lowerBound
         parser.skipWhitespace()
         if parser.current == UInt8(ascii: "}") {
             parser.index += 1
@@ -241,49 +296,45 @@ struct SchemaByteCheck {
                 parser.skipWhitespace()
                 guard parser.current == UInt8(ascii: "\"") else { return false }
                 let start = parser.index + 1
-                var end = start
-                // Plain ASCII keys only: anything else is compared as the tree parser compares it, the long way.
-                while end < bytes.count, bytes[end] != UInt8(ascii: "\"") {
-                    let byte = bytes[end]
-                    guard byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\\") else { return false }
-                    end += 1
-                }
-                guard end < bytes.count else { return false }
-                parser.index = end + 1
-                let key = start..<end
-                let word = Self.word(bytes, key)
                 var child: Int?
                 var named = -1
-                if shape.hasProperties {
-                    for position in shape.properties {
-                        let name = tables.names[position]
-                        if name.word == word, name.count == key.count,
-                            name.count <= 8 || same(name, UnsafeBufferPointer(rebasing: bytes[key]))
-                        {
+                if shape.pointee.hasProperties {
+                    var position = next
+                    for _ in 0..<properties.count {
+                        if isName(position, at: start) {
                             named = position
                             break
                         }
+                        position += 1
+                        if position == properties.upperBound { position = properties.lowerBound }
                     }
                 }
                 if named >= 0 {
-                    let bit: UInt64 = 1 &<< UInt64(named &- shape.properties.lowerBound)
+                    let name = tables.names[named]
+                    parser.index = start + name.count + 1
+                    let bit: UInt64 = 1 &<< UInt64(named &- properties.lowerBound)
                     guard seen & bit == 0 else { return false }
                     seen |= bit
-                    let name = tables.names[named]
                     if let direction, direction == .request ? name.isReadOnly : name.isWriteOnly { return false }
                     child = name.node
+                    next = named + 1 == properties.upperBound ? properties.lowerBound : named + 1
                 } else {
+                    // A key no plain name is: plain ASCII only, anything else is compared as the tree parser
+                    // compares it, the long way.
+                    guard let (end, isASCII) = Self.stringEnd(bytes, from: start), isASCII else { return false }
+                    parser.index = end + 1
+                    let key = start..<end
                     for index in base..<keys.count where Self.equal(bytes, keys[index], key) { return false }
                     keys.append(key)
-                    if shape.hasProperties, let additional = shape.additional {
-                        if shape.isAdditionalFalse { return false }
+                    if shape.pointee.hasProperties, let additional = shape.pointee.additional {
+                        if shape.pointee.isAdditionalFalse { return false }
                         child = additional
                     }
                 }
                 parser.skipWhitespace()
                 guard parser.current == UInt8(ascii: ":") else { return false }
                 parser.index += 1
-                guard value(child, frames: inner, depth: depth + 1) else { return false }
+                guard member(child, frames: inner, depth: depth + 1) else { return false }
                 parser.skipWhitespace()
                 if parser.current == UInt8(ascii: ",") {
                     parser.index += 1
@@ -296,9 +347,9 @@ struct SchemaByteCheck {
             }
         }
         let count = keys.count - base + seen.nonzeroBitCount
-        guard count >= shape.minProperties, count <= shape.maxProperties else { return false }
-        guard seen & shape.requiredProperties == shape.requiredProperties else { return false }
-        for position in shape.required {
+        guard count >= shape.pointee.minProperties, count <= shape.pointee.maxProperties else { return false }
+        guard seen & shape.pointee.requiredProperties == shape.pointee.requiredProperties else { return false }
+        for position in shape.pointee.required {
             let name = tables.names[position]
             var isPresent = false
             for index in base..<keys.count where keys[index].count == name.count {
@@ -313,11 +364,10 @@ struct SchemaByteCheck {
     }
 
     private mutating func array(_ node: Int?, frames: Int, depth: Int) -> Bool {
-        var shape = SchemaByteShapes.Shape()
+        let shape = tables.shape(node)
         if let node {
             guard frames < SchemaEvaluation.maximumDepth else { return false }
-            shape = tables.shapes[node]
-            switch shape.array {
+            switch shape.pointee.array {
             case .members: break
             case .whole: return whole(node, frames: frames, depth: depth)
             case .refused: return false
@@ -332,10 +382,11 @@ struct SchemaByteCheck {
         } else {
             while true {
                 let child: Int? =
-                    node == nil || !shape.hasItems
+                    node == nil || !shape.pointee.hasItems
                     ? nil
-                    : count < shape.prefix.count ? tables.prefixItems[shape.prefix.lowerBound + count] : shape.rest
-                guard value(child, frames: inner, depth: depth + 1) else { return false }
+                    : count < shape.pointee.prefix.count
+                        ? tables.prefixItems[shape.pointee.prefix.lowerBound + count] : shape.pointee.rest
+                guard member(child, frames: inner, depth: depth + 1) else { return false }
                 count += 1
                 parser.skipWhitespace()
                 if parser.current == UInt8(ascii: ",") {
@@ -348,7 +399,26 @@ struct SchemaByteCheck {
                 }
             }
         }
-        return count >= shape.minItems && count <= shape.maxItems
+        return count >= shape.pointee.minItems && count <= shape.pointee.maxItems
+    }
+
+    /// Whether the body's key starting at `start` (after its opening quote) is the plain name at `position` of
+    /// the names: the name's bytes, then the closing quote.
+    @inline(__always)
+    private func isName(_ position: Int, at start: Int) -> Bool {
+        let name = tables.names[position]
+        let bytes = parser.bytes
+        let end = start &+ name.count
+        guard name.isPlain, end < bytes.count, bytes[end] == UInt8(ascii: "\""),
+            Self.word(bytes, start..<end) == name.word
+        else { return false }
+        guard name.count > 8 else { return true }
+        var offset = 8
+        while offset < name.count {
+            if tables.bytes[name.start &+ offset] != bytes[start &+ offset] { return false }
+            offset &+= 1
+        }
+        return true
     }
 
     /// A key's first eight bytes (fewer for a shorter key, the rest zero) as a little-endian word, as

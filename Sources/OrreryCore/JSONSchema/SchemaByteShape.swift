@@ -25,22 +25,31 @@ final class SchemaByteShapes: @unchecked Sendable {
         case refused
     }
 
-    /// One keyword a string, number, boolean or null is checked against on its bytes.
-    enum ScalarTest: Sendable {
-        case type(SchemaTypeSet, isNullable: Bool)
-        /// The listed strings, as a range of `enumerations`.
-        case enumeration(Range<Int>)
-        case minLength(Int)
-        case maxLength(Int)
-        /// An index of `patterns`.
-        case pattern(Int)
-        case minimum(SmallDecimal, isExclusive: Bool)
-        case maximum(SmallDecimal, isExclusive: Bool)
-        case multipleOf(SmallDecimal)
-        /// A bound or step too large for a `SmallDecimal`: a number needs the value itself; others pass.
-        case numberNeedsValue
-        /// A keyword that needs any scalar's value (`format`, `const`, `oneOf`, ...).
-        case needsValue
+    /// The keywords a string, number, boolean or null is checked against on its bytes, gathered in one value: the
+    /// check reads the fields that apply to the scalar it met instead of walking a list of tests.
+    struct ScalarPlan: Sendable {
+        /// What `type` allows (every type without one); `null` also when OpenAPI 3.0's `nullable` says so.
+        var types = SchemaTypeSet(rawValue: 0x7F)
+        /// A keyword needs any scalar's value (`format`, `const`, `oneOf`, a keyword met twice, ...): the caller
+        /// reads it as a `JSONValue`.
+        var needsValue = false
+        /// A bound or step too large for a `SmallDecimal`: a number needs its value; other scalars pass.
+        var numberNeedsValue = false
+        /// `enum`'s listed strings, as a range of `enumerations`; any other scalar needs its value.
+        var enumeration: Range<Int>?
+        var minLength = 0
+        var maxLength = Int.max
+        /// Indexes of `patterns`.
+        var patterns = 0..<0
+        var minimum: SmallDecimal?
+        var exclusiveMinimum: SmallDecimal?
+        var maximum: SmallDecimal?
+        var exclusiveMaximum: SmallDecimal?
+        var multipleOf: SmallDecimal?
+        /// Whether a number is compared with a bound or a step (and so needs its significand read).
+        var hasNumberTests = false
+        /// Whether a string's length or text is tested.
+        var hasStringTests = false
     }
 
     /// A name in `bytes`: a property's (with its schema and flags) or a required one.
@@ -53,13 +62,15 @@ final class SchemaByteShapes: @unchecked Sendable {
         var node: Int
         var isReadOnly: Bool
         var isWriteOnly: Bool
+        /// Whether a key written as the name's bytes between quotes is the name: printable ASCII, no `"` or `\`
+        /// (else the key needs an escape, and the check leaves it to the tree).
+        var isPlain: Bool
     }
 
     struct Shape: Sendable {
         var kind = Kind.keywords
         /// The node a reference-only node stands for.
         var target = 0
-        var scalarTests = 0..<0
         var object = Reading.members
         var minProperties = 0
         var maxProperties = Int.max
@@ -81,8 +92,11 @@ final class SchemaByteShapes: @unchecked Sendable {
         var rest: Int?
     }
 
+    /// By node, and one more for a value no schema applies to (`unconstrained`).
     let shapes: UnsafeBufferPointer<Shape>
-    let scalarTests: UnsafeBufferPointer<ScalarTest>
+    /// By node.
+    let scalars: UnsafeBufferPointer<ScalarPlan>
+    let unconstrained: Int
     let names: UnsafeBufferPointer<Name>
     let bytes: UnsafeBufferPointer<UInt8>
     let enumerations: UnsafeBufferPointer<Name>
@@ -91,7 +105,7 @@ final class SchemaByteShapes: @unchecked Sendable {
 
     init(nodes: [SchemaNode]) {
         var shapes = ContiguousArray<Shape>()
-        var scalarTests = ContiguousArray<ScalarTest>()
+        var scalars = ContiguousArray<ScalarPlan>()
         var names = ContiguousArray<Name>()
         var bytes = ContiguousArray<UInt8>()
         var enumerations = ContiguousArray<Name>()
@@ -104,13 +118,17 @@ final class SchemaByteShapes: @unchecked Sendable {
             bytes.append(contentsOf: text.utf8)
             return Name(
                 start: start, count: bytes.count - start, word: Self.word(text.utf8.prefix(8)), node: node,
-                isReadOnly: requests.isExcludedByDirection(node), isWriteOnly: responses.isExcludedByDirection(node))
+                isReadOnly: requests.isExcludedByDirection(node), isWriteOnly: responses.isExcludedByDirection(node),
+                isPlain: text.utf8.allSatisfy {
+                    $0 >= 0x20 && $0 < 0x80 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\")
+                })
         }
         for node in nodes {
             var shape = Shape()
             if let constant = node.constant {
                 shape.kind = constant ? .anything : .nothing
                 shapes.append(shape)
+                scalars.append(ScalarPlan())
                 continue
             }
             if node.checks.count == 1, case .reference(let target) = node.checks[0] {
@@ -118,35 +136,74 @@ final class SchemaByteShapes: @unchecked Sendable {
                 shape.target = target
             }
             // Scalars.
-            let firstTest = scalarTests.count
+            var plan = ScalarPlan()
+            var hasType = false
+            var hasMultipleOf = false
             for check in node.checks {
                 switch check {
                 case .type(let types, let isNullable, _):
-                    scalarTests.append(.type(types, isNullable: isNullable))
+                    // Two `type`s are not one set (a number written as an integer may pass both `number` and
+                    // `integer`): left to the evaluation.
+                    if hasType { plan.needsValue = true }
+                    hasType = true
+                    plan.types = isNullable ? types.union(.null) : types
                 case .enumeration(let values):
+                    if plan.enumeration != nil { plan.needsValue = true }
                     let first = enumerations.count
                     for case .string(let listed) in values { enumerations.append(name(listed, node: 0)) }
-                    scalarTests.append(.enumeration(first..<enumerations.count))
-                case .minLength(let limit): scalarTests.append(.minLength(limit))
-                case .maxLength(let limit): scalarTests.append(.maxLength(limit))
+                    plan.enumeration = first..<enumerations.count
+                case .minLength(let limit):
+                    plan.minLength = max(plan.minLength, limit)
+                    plan.hasStringTests = true
+                case .maxLength(let limit):
+                    plan.maxLength = min(plan.maxLength, limit)
+                    plan.hasStringTests = true
                 case .pattern(let pattern):
+                    // A node's patterns are appended one after the other: they stay one range.
+                    if plan.patterns.isEmpty { plan.patterns = patterns.count..<patterns.count }
                     patterns.append(pattern)
-                    scalarTests.append(.pattern(patterns.count - 1))
+                    plan.patterns = plan.patterns.lowerBound..<patterns.count
+                    plan.hasStringTests = true
                 case .minimum(let bound, let isExclusive):
-                    scalarTests.append(bound.small.map { .minimum($0, isExclusive: isExclusive) } ?? .numberNeedsValue)
+                    guard let small = bound.small else {
+                        plan.numberNeedsValue = true
+                        continue
+                    }
+                    if isExclusive {
+                        if plan.exclusiveMinimum != nil { plan.needsValue = true }
+                        plan.exclusiveMinimum = small
+                    } else {
+                        if plan.minimum != nil { plan.needsValue = true }
+                        plan.minimum = small
+                    }
                 case .maximum(let bound, let isExclusive):
-                    scalarTests.append(bound.small.map { .maximum($0, isExclusive: isExclusive) } ?? .numberNeedsValue)
+                    guard let small = bound.small else {
+                        plan.numberNeedsValue = true
+                        continue
+                    }
+                    if isExclusive {
+                        if plan.exclusiveMaximum != nil { plan.needsValue = true }
+                        plan.exclusiveMaximum = small
+                    } else {
+                        if plan.maximum != nil { plan.needsValue = true }
+                        plan.maximum = small
+                    }
                 case .multipleOf(let step):
-                    scalarTests.append(step.small.map { .multipleOf($0) } ?? .numberNeedsValue)
+                    if hasMultipleOf { plan.needsValue = true }
+                    hasMultipleOf = true
+                    if let small = step.small { plan.multipleOf = small } else { plan.numberNeedsValue = true }
                 // Keywords that let a scalar through.
                 case .minItems, .maxItems, .uniqueItems, .items, .contains, .minProperties, .maxProperties, .required,
                     .dependentRequired, .properties, .propertyNames:
                     continue
                 default:
-                    scalarTests.append(.needsValue)
+                    plan.needsValue = true
                 }
             }
-            shape.scalarTests = firstTest..<scalarTests.count
+            plan.hasNumberTests =
+                plan.minimum != nil || plan.exclusiveMinimum != nil || plan.maximum != nil
+                || plan.exclusiveMaximum != nil || plan.multipleOf != nil
+            scalars.append(plan)
             // Objects.
             var requiredNames: [String] = []
             for check in node.checks where shape.object != .refused {
@@ -221,8 +278,10 @@ final class SchemaByteShapes: @unchecked Sendable {
             }
             shapes.append(shape)
         }
+        unconstrained = shapes.count
+        shapes.append(Shape())
         self.shapes = Self.buffer(shapes)
-        self.scalarTests = Self.buffer(scalarTests)
+        self.scalars = Self.buffer(scalars)
         self.names = Self.buffer(names)
         self.bytes = Self.buffer(bytes)
         self.enumerations = Self.buffer(enumerations)
@@ -232,11 +291,23 @@ final class SchemaByteShapes: @unchecked Sendable {
 
     deinit {
         shapes.deallocate()
-        scalarTests.deallocate()
+        scalars.deallocate()
         names.deallocate()
         bytes.deallocate()
         enumerations.deallocate()
         prefixItems.deallocate()
+    }
+
+    /// The shape of a node, or of a value no schema applies to; read in place, not copied.
+    @inline(__always)
+    func shape(_ node: Int?) -> UnsafePointer<Shape> {
+        shapes.baseAddress.unsafelyUnwrapped + (node ?? unconstrained)
+    }
+
+    /// The scalar keywords of a node, read in place.
+    @inline(__always)
+    func scalar(_ node: Int) -> UnsafePointer<ScalarPlan> {
+        scalars.baseAddress.unsafelyUnwrapped + node
     }
 
     /// Up to eight bytes as a little-endian word, as `SchemaByteCheck` gathers a key's while reading it.

@@ -6,6 +6,11 @@ struct SmallDecimal: Sendable {
     /// Digits after the point.
     var scale: Int
 
+    init(significand: Int64, scale: Int) {
+        self.significand = significand
+        self.scale = scale
+    }
+
     init?(_ text: String) {
         self.init(bytes: text.utf8)
     }
@@ -37,14 +42,27 @@ struct SmallDecimal: Sendable {
         self.scale = scale
     }
 
-    private static let powers: [Int64] = (0...18).map { exponent in (0..<exponent).reduce(Int64(1)) { value, _ in value * 10 } }
-
-    /// Both numbers as integers at the same scale; nil when that overflows.
+    /// Both numbers as integers at the same scale; nil when that overflows. (Scales differ by a few places at
+    /// most in practice: a loop of multiplications, where a table would be a global looked up on every call.)
+    @inline(__always)
     private static func aligned(_ a: SmallDecimal, _ b: SmallDecimal) -> (Int64, Int64)? {
-        let scale = max(a.scale, b.scale)
-        let (left, leftOverflow) = a.significand.multipliedReportingOverflow(by: powers[scale - a.scale])
-        let (right, rightOverflow) = b.significand.multipliedReportingOverflow(by: powers[scale - b.scale])
-        return leftOverflow || rightOverflow ? nil : (left, right)
+        var left = a.significand
+        var right = b.significand
+        var places = a.scale
+        while places < b.scale {
+            let (product, overflow) = left.multipliedReportingOverflow(by: 10)
+            if overflow { return nil }
+            left = product
+            places += 1
+        }
+        places = b.scale
+        while places < a.scale {
+            let (product, overflow) = right.multipliedReportingOverflow(by: 10)
+            if overflow { return nil }
+            right = product
+            places += 1
+        }
+        return (left, right)
     }
 
     /// -1, 0 or 1; nil when the comparison needs more than 64 bits.

@@ -21,6 +21,11 @@ struct LinearByteMatcher: Sendable {
     private let isNullable: Bool
     private let isAnchoredAtStart: Bool
     private let isAnchoredAtEnd: Bool
+    /// Whether no position may be left out (`^[A-Z]{3}-[0-9]{4}$`, `^c-[0-9]+$`): each position then follows only
+    /// the one before it and, when it repeats, itself, and a byte moves the live set with a shift and a mask.
+    private let isChain: Bool
+    /// The positions that repeat, for a chain.
+    private let repeating: UInt64
 
     static let maximumPositions = 64
 
@@ -97,6 +102,10 @@ struct LinearByteMatcher: Sendable {
         isNullable = reachesEnd[0]
         isAnchoredAtStart = anchoredStart
         isAnchoredAtEnd = anchoredEnd
+        isChain = !positions.contains { $0.isOptional }
+        repeating = positions.enumerated().reduce(0) { mask, entry in
+            entry.element.repeats ? mask | 1 << UInt64(entry.offset) : mask
+        }
     }
 
     /// Whether the pattern matches the text; nil for text this matcher leaves to the Pike VM.
@@ -105,6 +114,18 @@ struct LinearByteMatcher: Sendable {
         if isNullable && (!isAnchoredAtEnd || text.isEmpty || !isAnchoredAtStart) {
             // The empty match: anywhere when the end is free, at the end when only the end is anchored.
             return true
+        }
+        if isChain {
+            return accepting.withUnsafeBufferPointer { accepting in
+                var live: UInt64 = 0
+                for (offset, byte) in text.enumerated() {
+                    let start: UInt64 = isAnchoredAtStart && offset > 0 ? 0 : first
+                    live = ((live &<< 1) | (live & repeating) | start) & accepting[Int(byte)]
+                    if live == 0 && isAnchoredAtStart { return false }
+                    if !isAnchoredAtEnd && live & last != 0 { return true }
+                }
+                return live & last != 0
+            }
         }
         return accepting.withUnsafeBufferPointer { accepting in
             follow.withUnsafeBufferPointer { follow in
