@@ -204,6 +204,13 @@ struct RegexEngineTests {
         #expect(try Pattern("^.{3}$").matches("héé"))
         #expect(try !Pattern("^[a-z]{3}$").matches("héé"))
         #expect(try Pattern("(?i)^k[0-9]$").matches("\u{212A}9"))
+        // A chain's answer found before the end of the text holds only where the rest is plain.
+        for (pattern, text) in [
+            ("^[a-z]{2}", "ab\né"), ("^x[a-z]", "ab\nxy"), ("[0-9]-", "1-\u{e9}"),
+        ] {
+            let expected = (try? Regex(pattern).firstMatch(in: text)) != nil
+            #expect(try Pattern(pattern).matches(text) == expected, "/\(pattern)/ on \(text.debugDescription)")
+        }
     }
 
     @Test("Escaped literals match themselves through the literal fast paths and the VM alike", arguments: [

@@ -110,22 +110,11 @@ struct LinearByteMatcher: Sendable {
 
     /// Whether the pattern matches the text; nil for text this matcher leaves to the Pike VM.
     func match(_ text: UnsafeBufferPointer<UInt8>) -> Bool? {
-        for byte in text where byte >= 0x80 || (byte >= 0x0A && byte <= 0x0D) { return nil }
+        if isChain && !isNullable { return chainMatch(text) }
+        guard Self.isPlain(text[...]) else { return nil }
         if isNullable && (!isAnchoredAtEnd || text.isEmpty || !isAnchoredAtStart) {
             // The empty match: anywhere when the end is free, at the end when only the end is anchored.
             return true
-        }
-        if isChain {
-            return accepting.withUnsafeBufferPointer { accepting in
-                var live: UInt64 = 0
-                for (offset, byte) in text.enumerated() {
-                    let start: UInt64 = isAnchoredAtStart && offset > 0 ? 0 : first
-                    live = ((live &<< 1) | (live & repeating) | start) & accepting[Int(byte)]
-                    if live == 0 && isAnchoredAtStart { return false }
-                    if !isAnchoredAtEnd && live & last != 0 { return true }
-                }
-                return live & last != 0
-            }
         }
         return accepting.withUnsafeBufferPointer { accepting in
             follow.withUnsafeBufferPointer { follow in
@@ -144,6 +133,31 @@ struct LinearByteMatcher: Sendable {
                 return live & last != 0
             }
         }
+    }
+
+    /// A chain's match, the text's bytes looked at in the same pass: an answer found before the end holds only
+    /// when the rest of the text is plain too.
+    private func chainMatch(_ text: UnsafeBufferPointer<UInt8>) -> Bool? {
+        accepting.withUnsafeBufferPointer { accepting in
+            var live: UInt64 = 0
+            var offset = 0
+            while offset < text.count {
+                let byte = text[offset]
+                if byte >= 0x80 || byte &- 0x0A < 4 { return nil }
+                let start: UInt64 = isAnchoredAtStart && offset > 0 ? 0 : first
+                live = ((live &<< 1) | (live & repeating) | start) & accepting[Int(byte)]
+                offset += 1
+                if live == 0 && isAnchoredAtStart { return Self.isPlain(text[offset...]) ? false : nil }
+                if !isAnchoredAtEnd && live & last != 0 { return Self.isPlain(text[offset...]) ? true : nil }
+            }
+            return live & last != 0
+        }
+    }
+
+    /// Text this matcher answers for: ASCII with no line terminator.
+    private static func isPlain(_ text: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+        for byte in text where byte >= 0x80 || byte &- 0x0A < 4 { return false }
+        return true
     }
 
     private static func flatten(_ node: RegexNode) -> [RegexNode] {
