@@ -280,7 +280,8 @@ struct SchemaByteCheck {
         }
         let inner = frames + 1
         let bytes = parser.bytes
-        parser.index += 1
+        // The index is a local between members (a register, where the parser's is written to memory at each step).
+        var index = Self.skipWhitespace(bytes, from: parser.index + 1)
         let base = keys.count
         defer { if keys.count > base { keys.removeLast(keys.count - base) } }
         // The keys `properties` names, as bits by position: a bit seen twice is a duplicate key.
@@ -288,14 +289,12 @@ struct SchemaByteCheck {
         // Bodies mostly list their members in the schema's order: the name after the last one met is tried first.
         let properties = shape.pointee.properties
         var next = properties.lowerBound
-        parser.skipWhitespace()
-        if parser.current == UInt8(ascii: "}") {
-            parser.index += 1
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            parser.index = index + 1
         } else {
             while true {
-                parser.skipWhitespace()
-                guard parser.current == UInt8(ascii: "\"") else { return false }
-                let start = parser.index + 1
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return false }
+                let start = index + 1
                 var child: Int?
                 var named = -1
                 if shape.pointee.hasProperties {
@@ -311,7 +310,7 @@ struct SchemaByteCheck {
                 }
                 if named >= 0 {
                     let name = tables.names[named]
-                    parser.index = start + name.count + 1
+                    index = start + name.count + 1
                     let bit: UInt64 = 1 &<< UInt64(named &- properties.lowerBound)
                     guard seen & bit == 0 else { return false }
                     seen |= bit
@@ -322,24 +321,25 @@ struct SchemaByteCheck {
                     // A key no plain name is: plain ASCII only, anything else is compared as the tree parser
                     // compares it, the long way.
                     guard let (end, isASCII) = Self.stringEnd(bytes, from: start), isASCII else { return false }
-                    parser.index = end + 1
+                    index = end + 1
                     let key = start..<end
-                    for index in base..<keys.count where Self.equal(bytes, keys[index], key) { return false }
+                    for earlier in base..<keys.count where Self.equal(bytes, keys[earlier], key) { return false }
                     keys.append(key)
                     if shape.pointee.hasProperties, let additional = shape.pointee.additional {
                         if shape.pointee.isAdditionalFalse { return false }
                         child = additional
                     }
                 }
-                parser.skipWhitespace()
-                guard parser.current == UInt8(ascii: ":") else { return false }
-                parser.index += 1
+                index = Self.skipWhitespace(bytes, from: index)
+                guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return false }
+                parser.index = index + 1
                 guard member(child, frames: inner, depth: depth + 1) else { return false }
-                parser.skipWhitespace()
-                if parser.current == UInt8(ascii: ",") {
-                    parser.index += 1
-                } else if parser.current == UInt8(ascii: "}") {
-                    parser.index += 1
+                index = Self.skipWhitespace(bytes, from: parser.index)
+                guard index < bytes.count else { return false }
+                if bytes[index] == UInt8(ascii: ",") {
+                    index = Self.skipWhitespace(bytes, from: index + 1)
+                } else if bytes[index] == UInt8(ascii: "}") {
+                    parser.index = index + 1
                     break
                 } else {
                     return false
@@ -400,6 +400,19 @@ struct SchemaByteCheck {
             }
         }
         return count >= shape.pointee.minItems && count <= shape.pointee.maxItems
+    }
+
+    /// The index of the first byte from `index` on that is not JSON whitespace.
+    @inline(__always)
+    private static func skipWhitespace(_ bytes: UnsafeBufferPointer<UInt8>, from index: Int) -> Int {
+        var index = index
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return index
+            }
+        }
+        return index
     }
 
     /// Whether the body's key starting at `start` (after its opening quote) is the plain name at `position` of
