@@ -204,9 +204,11 @@ struct RegexEngineTests {
         #expect(try Pattern("^.{3}$").matches("héé"))
         #expect(try !Pattern("^[a-z]{3}$").matches("héé"))
         #expect(try Pattern("(?i)^k[0-9]$").matches("\u{212A}9"))
-        // A chain's answer found before the end of the text holds only where the rest is plain.
+        // A chain's answer found before the end of the text holds only where the rest is plain; a chain of fixed
+        // length answers by position.
         for (pattern, text) in [
-            ("^[a-z]{2}", "ab\né"), ("^x[a-z]", "ab\nxy"), ("[0-9]-", "1-\u{e9}"),
+            ("^[a-z]{2}", "ab\né"), ("^x[a-z]", "ab\nxy"), ("[0-9]-", "1-\u{e9}"), ("^[a-z]{2}\\z", "ab\n"),
+            ("^[0-9]{2}-\\z", "12-"), ("^[0-9]{2}\\z", "1x"), ("^[0-9]{2}\\z", "1é"), ("^[0-9]{2}\\z", "123"),
         ] {
             let expected = (try? Regex(pattern).firstMatch(in: text)) != nil
             #expect(try Pattern(pattern).matches(text) == expected, "/\(pattern)/ on \(text.debugDescription)")

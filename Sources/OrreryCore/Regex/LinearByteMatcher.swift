@@ -26,6 +26,9 @@ struct LinearByteMatcher: Sendable {
     private let isChain: Bool
     /// The positions that repeat, for a chain.
     private let repeating: UInt64
+    /// For a chain anchored at both ends that repeats nothing (`^[A-Z]{3}-[0-9]{4}$`): the one length a match has,
+    /// each byte then tested against its own position.
+    private let fixedLength: Int?
 
     static let maximumPositions = 64
 
@@ -103,6 +106,8 @@ struct LinearByteMatcher: Sendable {
         isAnchoredAtStart = anchoredStart
         isAnchoredAtEnd = anchoredEnd
         isChain = !positions.contains { $0.isOptional }
+        fixedLength =
+            isChain && anchoredStart && anchoredEnd && !positions.contains { $0.repeats } && count > 0 ? count : nil
         repeating = positions.enumerated().reduce(0) { mask, entry in
             entry.element.repeats ? mask | 1 << UInt64(entry.offset) : mask
         }
@@ -110,6 +115,7 @@ struct LinearByteMatcher: Sendable {
 
     /// Whether the pattern matches the text; nil for text this matcher leaves to the Pike VM.
     func match(_ text: UnsafeBufferPointer<UInt8>) -> Bool? {
+        if let fixedLength { return fixedMatch(text, length: fixedLength) }
         if isChain && !isNullable { return chainMatch(text) }
         guard Self.isPlain(text[...]) else { return nil }
         if isNullable && (!isAnchoredAtEnd || text.isEmpty || !isAnchoredAtStart) {
@@ -151,6 +157,21 @@ struct LinearByteMatcher: Sendable {
                 if !isAnchoredAtEnd && live & last != 0 { return Self.isPlain(text[offset...]) ? true : nil }
             }
             return live & last != 0
+        }
+    }
+
+    /// A fixed-length chain's match: byte `i` must be one position `i` takes.
+    private func fixedMatch(_ text: UnsafeBufferPointer<UInt8>, length: Int) -> Bool? {
+        guard text.count == length else { return Self.isPlain(text[...]) ? false : nil }
+        return accepting.withUnsafeBufferPointer { accepting in
+            for offset in 0..<length {
+                let byte = text[offset]
+                if byte >= 0x80 || byte &- 0x0A < 4 { return nil }
+                if accepting[Int(byte)] & (1 &<< UInt64(offset)) == 0 {
+                    return Self.isPlain(text[(offset + 1)...]) ? false : nil
+                }
+            }
+            return true
         }
     }
 
