@@ -249,6 +249,31 @@ struct JSONSchemaValidatorTests {
         #expect(validator.isSettledValid(json: bytes) == (isValid && !body.contains(#"ab\u0063""#)))
     }
 
+    /// Up to 64 properties are compared on bytes (the names met are bits of one word); members in the schema's
+    /// order cost one comparison each, others more, and either way the answer is the tree's.
+    @Test("Bodies checked on their bytes: an object of 40 properties, members in order, reversed, twice, missing")
+    func settledOnBytesManyProperties() throws {
+        let names = (0..<40).map { "field\($0)" }
+        let schema =
+            #"{"type": "object", "additionalProperties": false, "required": ["field39"], "properties": {"#
+            + names.map { #""\#($0)": {"type": "integer"}"# }.joined(separator: ", ") + "}}"
+        let validator = try Self.validator(schema)
+        // Read member by member on the bytes, not handed whole to the tree.
+        #expect(validator.program.byteShapes.shape(validator.root).pointee.object == .members)
+        let members = names.enumerated().map { #""\#($1)": \#($0)"# }
+        for (body, isValid) in [
+            ("{" + members.joined(separator: ",") + "}", true),
+            ("{" + members.reversed().joined(separator: ",") + "}", true),
+            ("{" + (members + [members[3]]).joined(separator: ",") + "}", false),
+            ("{" + members.dropLast().joined(separator: ",") + "}", false),
+            ("{" + (members + [#""field40": 1"#]).joined(separator: ",") + "}", false),
+        ] {
+            let tree = JSONBodyParser.parse(Array(body.utf8))
+            #expect((tree.map { validator.isValid($0) } ?? false) == isValid)
+            #expect(validator.isSettledValid(json: Array(body.utf8)) == isValid)
+        }
+    }
+
     @Test("Bodies checked on their bytes: numbers read with their bounds, exclusive bounds and step")
     func settledOnBytesNumbers() throws {
         let validator = try Self.validator(

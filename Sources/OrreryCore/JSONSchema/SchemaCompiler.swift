@@ -321,7 +321,7 @@ struct SchemaCompiler {
             if let raw = value["properties"] {
                 guard case .object(let members) = raw else { throw error("properties", "must be a mapping") }
                 for (name, _) in members { properties.named[name] = child("properties", name) }
-                if members.count <= 16, members.allSatisfy({ $0.0.utf8.allSatisfy { $0 < 0x80 } }) {
+                if members.count <= 64, members.allSatisfy({ $0.0.utf8.allSatisfy { $0 < 0x80 } }) {
                     let named = properties.named
                     properties.asciiNames = members.compactMap { name, _ in named[name].map { (Array(name.utf8), $0) } }
                 }
