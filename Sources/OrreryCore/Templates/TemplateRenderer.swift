@@ -209,26 +209,29 @@ enum TemplateRenderer {
     }
 
     static func resolve<Generator>(_ lookup: RootLookup, context: inout TemplateContext<Generator>) -> TemplateValue {
-        let request = context.request
+        // The request's fields are read where they are: a copy of the request would retain and release each.
         switch lookup {
-        case .method: return .text(request.method[...])
-        case .path: return .text(request.path[...])
+        case .method: return .text(context.request.method[...])
+        case .path: return .text(context.request.path[...])
         case .pathSegment(let position):
-            return pathSegment(request.path, position).map { .text($0) } ?? .missing
+            return pathSegment(context.request.path, position).map { .text($0) } ?? .missing
         case .pathSegments:
-            return .list(request.path.utf8.dropFirst().isEmpty ? [] : request.path.dropFirst().split(separator: "/", omittingEmptySubsequences: false))
+            return .list(
+                context.request.path.utf8.dropFirst().isEmpty
+                    ? [] : context.request.path.dropFirst().split(separator: "/", omittingEmptySubsequences: false))
         case .query(let name):
-            return PercentDecoding.firstQueryValue(named: name, in: request.rawQuery).map { .text($0) } ?? .missing
+            return PercentDecoding.firstQueryValue(named: name, in: context.request.rawQuery).map { .text($0) }
+                ?? .missing
         case .header(let name):
-            return request.headers.first(named: name).map { .text($0[...]) } ?? .missing
+            return context.request.headers.first(named: name).map { .text($0[...]) } ?? .missing
         case .queryValue(let name, let position):
-            let values = request.queryValues(named: name)
+            let values = context.request.queryValues(named: name)
             return position < values.count ? .text(values[position][...]) : .missing
         case .headerValue(let name, let position):
-            let values = request.headers.all(named: name)
+            let values = context.request.headers.all(named: name)
             return position < values.count ? .text(values[position][...]) : .missing
         case .cookie(let name):
-            for header in request.headers.all(named: "Cookie") {
+            for header in context.request.headers.all(named: "Cookie") {
                 for pair in header.split(separator: ";") {
                     let trimmed = pair.drop { $0 == " " }
                     guard let equals = trimmed.firstIndex(of: "="), trimmed[..<equals] == name else { continue }
@@ -237,9 +240,11 @@ enum TemplateRenderer {
             }
             return .missing
         case .url:
-            return .text(request.originForm[...])
+            return .text(context.request.originForm[...])
         case .baseUrl:
-            return .text(("http://" + (request.headers.first(named: "Host") ?? request.host ?? "localhost"))[...])
+            return .text(
+                ("http://" + (context.request.headers.first(named: "Host") ?? context.request.host ?? "localhost"))[...]
+            )
         case .body:
             return .body
         case .json(let components):
