@@ -4,7 +4,8 @@ import OrreryCore
 /// request's raw path segments: each segment is text, or a parameter with the text around it (`{id}.json`).
 struct OperationPath: Sendable {
     enum Segment: Sendable {
-        case literal(String)
+        /// The text, and its UTF-8 bytes for the comparison on bytes.
+        case literal(String, [UInt8])
         case parameter(name: String, prefix: String, suffix: String)
     }
 
@@ -18,7 +19,7 @@ struct OperationPath: Sendable {
         let parts = (basePath + template).split(separator: "/", omittingEmptySubsequences: false).dropFirst()
         segments = parts.map { part in
             guard let open = part.firstIndex(of: "{"), let close = part[open...].firstIndex(of: "}") else {
-                return .literal(String(part))
+                return .literal(String(part), Array(part.utf8))
             }
             return .parameter(
                 name: String(part[part.index(after: open)..<close]), prefix: String(part[..<open]),
@@ -27,30 +28,56 @@ struct OperationPath: Sendable {
         literalCount = segments.count { if case .literal = $0 { true } else { false } }
     }
 
-    /// The raw (still percent-encoded) values of the path parameters, when the segments match.
-    func match(_ raw: [Substring]) -> [(name: String, value: String)]? {
-        guard raw.count == segments.count else { return nil }
-        var values: [(name: String, value: String)] = []
+    /// The raw (still percent-encoded) values of the path parameters, slices of `rawPath`, when its segments match.
+    /// `bytes` are `rawPath`'s UTF-8 bytes up to `end`, and its segments start after the first `/`, at `first`
+    /// (the router has counted them: as many as this template has).
+    func match(
+        _ rawPath: Substring, bytes: UnsafeBufferPointer<UInt8>, first: Int, end: Int
+    ) -> [(name: String, value: Substring)]? {
+        var values: [(name: String, value: Substring)] = []
         if literalCount < segments.count { values.reserveCapacity(segments.count - literalCount) }
-        for (segment, part) in zip(segments, raw) {
+        var start = first
+        for segment in segments {
+            var stop = start
+            // Whether the segment needs more than a comparison of bytes: an escape to decode, or text beyond ASCII
+            // (compared as Swift compares strings, canonically).
+            var isPlain = true
+            while stop < end && bytes[stop] != UInt8(ascii: "/") {
+                if bytes[stop] == UInt8(ascii: "%") || bytes[stop] >= 0x80 { isPlain = false }
+                stop += 1
+            }
+            defer { start = stop + 1 }
             switch segment {
-            case .literal(let text):
-                // Most segments have nothing to decode: compared as they are, without a new string.
-                let isEncoded = part.utf8.contains(byte: UInt8(ascii: "%"))
-                guard isEncoded ? PercentDecoding.decode(part) == text : part == text else { return nil }
+            case .literal(let text, let textBytes):
+                if isPlain {
+                    guard stop - start == textBytes.count,
+                        textBytes.withUnsafeBufferPointer({ Self.bytesEqual($0, bytes, from: start) })
+                    else { return nil }
+                } else {
+                    guard PercentDecoding.decode(rawPath.slice(utf8Offsets: start..<stop)) == text else { return nil }
+                }
             case .parameter(let name, let prefix, let suffix) where prefix.isEmpty && suffix.isEmpty:
                 // The whole segment (`{id}`), as most templates have it: no Characters counted.
-                guard !part.isEmpty else { return nil }
-                values.append((name, String(part)))
+                guard stop > start else { return nil }
+                values.append((name, rawPath.slice(utf8Offsets: start..<stop)))
             case .parameter(let name, let prefix, let suffix):
+                let part = rawPath.slice(utf8Offsets: start..<stop)
                 guard part.hasPrefix(prefix), part.hasSuffix(suffix), part.count >= prefix.count + suffix.count else {
                     return nil
                 }
                 let value = part.dropFirst(prefix.count).dropLast(suffix.count)
                 guard !value.isEmpty else { return nil }
-                values.append((name, String(value)))
+                values.append((name, value))
             }
         }
         return values
+    }
+
+    /// Whether `text` is the bytes at `start`.
+    private static func bytesEqual(_ text: UnsafeBufferPointer<UInt8>, _ bytes: UnsafeBufferPointer<UInt8>, from start: Int)
+        -> Bool
+    {
+        for offset in 0..<text.count where text[offset] != bytes[start + offset] { return false }
+        return true
     }
 }

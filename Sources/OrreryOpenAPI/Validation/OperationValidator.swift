@@ -3,7 +3,8 @@ import OrreryCore
 
 /// Checks requests (and responses) against one operation, with everything the checks need prepared at load:
 /// each parameter's reading, the security requirement, the schemas compiled.
-struct OperationValidator: Sendable {
+/// A class: every request reads it in place, where a value was copied out of its operation field by field.
+final class OperationValidator: Sendable {
     let operation: OpenAPIOperation
     let readers: [ParameterReader]
     let security: SecurityRequirement
@@ -17,10 +18,16 @@ struct OperationValidator: Sendable {
     let readsCookies: Bool
     /// Each response's declared headers, read as `simple` header parameters are, by response.
     let responseHeaders: [[ParameterReader]]
+    /// Whether a parameter reads every item of the query (an object's properties), not only those of its name:
+    /// only then is the whole query decoded.
+    let readsWholeQuery: Bool
+    /// The request body's media types, each with its type as `mediaType` writes it, worked out once.
+    let bodyMedia: [(type: String, media: OpenAPIMediaType)]
 
     init(_ operation: OpenAPIOperation, spec: OpenAPISpec, source: SchemaSource) {
         self.operation = operation
-        readers = operation.parameters.map { ParameterReader($0, source: source) }
+        let readers = operation.parameters.map { ParameterReader($0, source: source) }
+        self.readers = readers
         responseHeaders = operation.responses.map { response in
             response.headers.map { header in
                 ParameterReader(
@@ -41,8 +48,12 @@ struct OperationValidator: Sendable {
             }
             return (media.contentType, source.types(at: location))
         }
+        bodyMedia = content.map { (Self.mediaType($0.contentType), $0) }
+        readsWholeQuery = readers.contains { $0.parameter.location == .query && $0.readsWholeQuery }
         let raw = source.schema(at: operation.location)?.value
-        security = SecurityRequirement(operation: raw, document: spec.document, source: source, documentURI: spec.uri)
+        let security = SecurityRequirement(
+            operation: raw, document: spec.document, source: source, documentURI: spec.uri)
+        self.security = security
         readsCookies =
             operation.parameters.contains { $0.location == .cookie }
             || security.alternatives.contains { $0.contains { if case .cookie = $0 { true } else { false } } }
@@ -58,19 +69,48 @@ struct OperationValidator: Sendable {
         var isValid: Bool { violations.isEmpty && missingCredentials.isEmpty }
     }
 
-    func check(_ request: HTTPRequest, pathValues: [(name: String, value: String)]) -> Verdict {
+    /// The fields of a request the checks read, found in one walk over its header fields.
+    struct Fields {
+        var contentType: String?
+        var accept: String?
+        /// Every `Prefer` value; most requests have none.
+        var prefer: [String] = []
+
+        init(_ headers: HTTPHeaders) {
+            // Told apart by length first: most fields are none of these, and a name's length costs nothing.
+            for (name, value) in headers.entries {
+                switch name.utf8.count {
+                case 12 where contentType == nil && name.equalsIgnoringASCIICase("Content-Type"): contentType = value
+                case 6 where name.equalsIgnoringASCIICase("Accept"): if accept == nil { accept = value }
+                case 6 where name.equalsIgnoringASCIICase("Prefer"): prefer.append(value)
+                default: break
+                }
+            }
+        }
+    }
+
+    func check(_ request: HTTPRequest, pathValues: [(name: String, value: Substring)]) -> Verdict {
+        check(request, pathValues: pathValues, fields: Fields(request.headers))
+    }
+
+    func check(_ request: HTTPRequest, pathValues: [(name: String, value: Substring)], fields: Fields) -> Verdict {
         var verdict = Verdict()
         // Read only when a parameter or a credential is a cookie: most operations have none.
         let cookies = readsCookies ? Self.cookies(request.headers) : []
-        // Decoded once for every parameter (a request decodes its query when asked).
-        let query = request.query
-        verdict.missingCredentials = security.missing(query: query, headers: request.headers, cookies: cookies)
+        // Decoded whole only for a parameter that reads an object's properties from it; the others read their own
+        // name's values from the raw query, decoding only those.
+        let query = readsWholeQuery ? request.query : []
+        verdict.missingCredentials = security.missing(
+            rawQuery: request.rawQuery, headers: request.headers, cookies: cookies)
         for reader in readers {
             let parameter = reader.parameter
             let pathValue = parameter.location == .path ? pathValues.first { $0.name == parameter.name }?.value : nil
             // Made only for a violation: most requests have none.
             var pointer: String { "/" + parameter.name }
-            switch reader.read(query: query, headers: request.headers, cookies: cookies, pathValue: pathValue) {
+            switch reader.read(
+                rawQuery: request.rawQuery, query: query, headers: request.headers, cookies: cookies,
+                pathValue: pathValue)
+            {
             case .absent:
                 if parameter.isRequired {
                     verdict.violations.append(
@@ -84,7 +124,9 @@ struct OperationValidator: Sendable {
                 verdict.violations.append(
                     ContractViolation(location: parameter.location.rawValue, pointer: pointer, message: why))
             case .value(let value):
-                for violation in parameter.schema?.validate(value, direction: .request) ?? [] {
+                // Settled without collecting anything for the usual valid value; the violations only for another.
+                guard let schema = parameter.schema, !schema.isValid(value, direction: .request) else { continue }
+                for violation in schema.validate(value, direction: .request) {
                     verdict.violations.append(
                         ContractViolation(
                             location: parameter.location.rawValue, pointer: pointer + violation.instancePointer,
@@ -92,11 +134,11 @@ struct OperationValidator: Sendable {
                 }
             }
         }
-        checkBody(request, into: &verdict)
+        checkBody(request, contentType: fields.contentType, into: &verdict)
         return verdict
     }
 
-    private func checkBody(_ request: HTTPRequest, into verdict: inout Verdict) {
+    private func checkBody(_ request: HTTPRequest, contentType header: String?, into verdict: inout Verdict) {
         guard let body = operation.requestBody else { return }
         guard !request.body.isEmpty else {
             if body.isRequired {
@@ -105,8 +147,8 @@ struct OperationValidator: Sendable {
             }
             return
         }
-        let contentType = Self.mediaType(request.headers.first(named: "Content-Type"))
-        guard let media = Self.media(for: contentType, in: body.content) else {
+        let contentType = Self.mediaType(header)
+        guard let media = Self.media(for: contentType, in: bodyMedia) else {
             let known = body.content.map(\.contentType).joined(separator: ", ")
             verdict.violations.append(
                 ContractViolation(
@@ -216,7 +258,7 @@ struct OperationValidator: Sendable {
         var violations: [ContractViolation] = []
         for reader in readers {
             let name = reader.parameter.name
-            switch reader.read(query: [], headers: headers, cookies: [], pathValue: nil) {
+            switch reader.read(rawQuery: "", query: [], headers: headers, cookies: [], pathValue: nil) {
             case .absent:
                 if reader.parameter.isRequired {
                     violations.append(
@@ -290,6 +332,15 @@ struct OperationValidator: Sendable {
         if let exact = content.first(where: { mediaType($0.contentType) == contentType }) { return exact }
         let family = (contentType.split(separator: "/").first ?? "") + "/*"
         return content.first { mediaType($0.contentType) == family } ?? content.first { $0.contentType == "*/*" }
+    }
+
+    /// The same, over media types whose `mediaType` is already worked out.
+    static func media(for contentType: String, in content: [(type: String, media: OpenAPIMediaType)])
+        -> OpenAPIMediaType?
+    {
+        if let exact = content.first(where: { $0.type == contentType }) { return exact.media }
+        let family = (contentType.split(separator: "/").first ?? "") + "/*"
+        return content.first { $0.type == family }?.media ?? content.first { $0.media.contentType == "*/*" }?.media
     }
 
     static func isJSON(_ contentType: String) -> Bool {

@@ -3,7 +3,8 @@ import OrreryCore
 
 /// A parameter prepared at load for reading its text from a request: its serialization, and the types its schema
 /// (its items', its properties') asks for, so that `5` is read as a number where the schema wants an integer.
-struct ParameterReader: Sendable {
+/// A class: every request reads each of an operation's readers in place, where a value was copied.
+final class ParameterReader: Sendable {
     let parameter: OpenAPIParameter
     let types: [String]
     let itemTypes: [String]
@@ -28,6 +29,8 @@ struct ParameterReader: Sendable {
         isJSONContent = location.contains("/content/")
         isArray = types.contains("array")
         isObject = types.contains("object") && !isJSONContent
+        readsString = types.isEmpty || types.contains("string")
+        readsWholeQuery = parameter.style == "deepObject" || (isObject && parameter.style == "form" && parameter.explode)
     }
 
     enum Reading {
@@ -38,7 +41,12 @@ struct ParameterReader: Sendable {
     }
 
     /// Reads the parameter from the request; `pathValue` is its raw path segment value for path parameters.
-    func read(query: [QueryItem], headers: HTTPHeaders, cookies: [(String, String)], pathValue: String?) -> Reading {
+    /// `query` is the whole query decoded when `readsWholeQuery`; else the parameter's values are read from
+    /// `rawQuery`.
+    func read(
+        rawQuery: Substring, query: [QueryItem], headers: HTTPHeaders, cookies: [(String, String)],
+        pathValue: Substring?
+    ) -> Reading {
         let name = parameter.name
         switch parameter.location {
         case .path:
@@ -52,12 +60,18 @@ struct ParameterReader: Sendable {
             guard let value = cookies.first(where: { $0.0 == name })?.1 else { return .absent }
             return readDelimited(value, separator: ",", explodedPairs: false)
         case .query:
-            return readQuery(query)
+            return readQuery(rawQuery: rawQuery, query: query)
         }
     }
 
-    private func readPath(_ raw: String) -> Reading {
-        var text = raw
+    private func readPath(_ raw: Substring) -> Reading {
+        // The usual one: `simple`, a scalar the schema reads as a string, nothing to decode.
+        if parameter.style != "label" && parameter.style != "matrix" && isPlainString
+            && !raw.utf8.contains(byte: UInt8(ascii: "%"))
+        {
+            return .value(.string(String(raw)))
+        }
+        var text = String(raw)
         switch parameter.style {
         case "label":
             guard text.hasPrefix(".") else { return .unparseable("expected a label value ('.value')") }
@@ -95,7 +109,7 @@ struct ParameterReader: Sendable {
         }
     }
 
-    private func readQuery(_ query: [QueryItem]) -> Reading {
+    private func readQuery(rawQuery: Substring, query: [QueryItem]) -> Reading {
         let name = parameter.name
         if parameter.style == "deepObject" {
             let prefix = name + "["
@@ -110,7 +124,8 @@ struct ParameterReader: Sendable {
             let pairs = query.filter { known.contains($0.name) }.map { ($0.name, $0.value) }
             return pairs.isEmpty ? .absent : object(pairs)
         }
-        let values = query.filter { $0.name == name }.map(\.value)
+        // Only this name's values decoded, as the whole query decoded would give them.
+        let values = PercentDecoding.queryValues(named: name, in: rawQuery)
         guard !values.isEmpty else { return .absent }
         if isArray {
             switch parameter.style {
@@ -129,6 +144,12 @@ struct ParameterReader: Sendable {
     /// Worked out once: every request asks them of every parameter.
     private let isArray: Bool
     private let isObject: Bool
+    /// The schema names no type or allows a string: text is read as it is.
+    private let readsString: Bool
+    /// Whether the parameter reads the query's items whole (an object's properties, by their own names).
+    let readsWholeQuery: Bool
+    /// A scalar read as the text itself.
+    private var isPlainString: Bool { readsString && !isArray && !isObject && !isJSONContent }
 
     /// A value written with a separator: a scalar, the items of an array, or an object's pairs (`k=v` when
     /// exploded, `k,v` when not).
@@ -152,7 +173,7 @@ struct ParameterReader: Sendable {
             }
             return object(pairs)
         }
-        return Self.scalar(text, types: types)
+        return readsString ? .value(.string(text)) : Self.scalar(text, types: types)
     }
 
     private func items(_ texts: [String]) -> Reading {
