@@ -19,7 +19,7 @@ struct OpenAPIRouter: Sendable {
 
     /// What a request's path and method find.
     enum Match {
-        case operation(route: Route, operation: Int, pathValues: [(name: String, value: Substring)])
+        case operation(route: Route, operation: Int, pathValues: [(name: String, value: String)])
         /// The path is the spec's, the method is not: the methods it has.
         case methodNotAllowed(allowed: [String])
         case noPath
@@ -64,32 +64,39 @@ struct OpenAPIRouter: Sendable {
     /// The operation for a raw (still percent-encoded) path. With `endsAtQuery`, `rawPath` is a request target
     /// whose path ends at its first `?` or `#`.
     func match(method: String, rawPath: Substring, endsAtQuery: Bool = false) -> Match {
-        rawPath.withUTF8Bytes { bytes in
-            // One walk: where the path ends, where its first segment starts, how many segments it has (the text
-            // before the first `/` is not one: `/a//b` has `a`, ``, `b`).
-            var end = bytes.count
-            var first = -1
-            var count = 0
-            for offset in 0..<bytes.count {
-                let byte = bytes[offset]
-                if byte == UInt8(ascii: "/") {
-                    if first < 0 { first = offset + 1 }
-                    count += 1
-                } else if endsAtQuery && (byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")) {
-                    end = offset
-                    break
-                }
-            }
-            guard count < routesBySegmentCount.count else { return .noPath }
-            var allowed: [String] = []
-            for route in routesBySegmentCount[count] {
-                guard let values = route.template.match(rawPath, bytes: bytes, first: first, end: end) else { continue }
-                if let operation = route.operation(method) {
-                    return .operation(route: route, operation: operation, pathValues: values)
-                }
-                for (name, _) in route.operations where !allowed.contains(name) { allowed.append(name) }
-            }
-            return allowed.isEmpty ? .noPath : .methodNotAllowed(allowed: allowed)
+        // Over the bytes in place (a copy only for text not stored contiguously).
+        let utf8 = rawPath.utf8
+        if let found = utf8.withContiguousStorageIfAvailable({ match(method: method, $0, endsAtQuery: endsAtQuery) }) {
+            return found
         }
+        return Array(utf8).withUnsafeBufferPointer { match(method: method, $0, endsAtQuery: endsAtQuery) }
+    }
+
+    private func match(method: String, _ bytes: UnsafeBufferPointer<UInt8>, endsAtQuery: Bool) -> Match {
+        // One walk: where the path ends, where its first segment starts, how many segments it has (the text
+        // before the first `/` is not one: `/a//b` has `a`, ``, `b`).
+        var end = bytes.count
+        var first = -1
+        var count = 0
+        for offset in 0..<bytes.count {
+            let byte = bytes[offset]
+            if byte == UInt8(ascii: "/") {
+                if first < 0 { first = offset + 1 }
+                count += 1
+            } else if endsAtQuery && (byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")) {
+                end = offset
+                break
+            }
+        }
+        guard count < routesBySegmentCount.count else { return .noPath }
+        var allowed: [String] = []
+        for route in routesBySegmentCount[count] {
+            guard let values = route.template.match(bytes, first: first, end: end) else { continue }
+            if let operation = route.operation(method) {
+                return .operation(route: route, operation: operation, pathValues: values)
+            }
+            for (name, _) in route.operations where !allowed.contains(name) { allowed.append(name) }
+        }
+        return allowed.isEmpty ? .noPath : .methodNotAllowed(allowed: allowed)
     }
 }

@@ -37,7 +37,8 @@ final class PreparedOperation: Sendable {
         /// The media a client that accepts anything gets: the first JSON one, else the first.
         let anyMedia: Media?
 
-        init(status: String, code: Int, media: [Media], empty: OpenAPIAnswer, headers: [(name: String, value: String)]) {
+        init(status: String, code: Int, media: [Media], empty: OpenAPIAnswer, headers: [(name: String, value: String)])
+        {
             self.status = status
             self.code = code
             self.media = media

@@ -89,11 +89,11 @@ final class OperationValidator: Sendable {
         }
     }
 
-    func check(_ request: HTTPRequest, pathValues: [(name: String, value: Substring)]) -> Verdict {
+    func check(_ request: HTTPRequest, pathValues: [(name: String, value: String)]) -> Verdict {
         check(request, pathValues: pathValues, fields: Fields(request.headers))
     }
 
-    func check(_ request: HTTPRequest, pathValues: [(name: String, value: Substring)], fields: Fields) -> Verdict {
+    func check(_ request: HTTPRequest, pathValues: [(name: String, value: String)], fields: Fields) -> Verdict {
         var verdict = Verdict()
         // Read only when a parameter or a credential is a cookie: most operations have none.
         let cookies = readsCookies ? Self.cookies(request.headers) : []
@@ -103,9 +103,11 @@ final class OperationValidator: Sendable {
         verdict.missingCredentials = security.missing(
             rawQuery: request.rawQuery, headers: request.headers, cookies: cookies)
         for reader in readers {
-            let parameter = reader.parameter
-            let pathValue = parameter.location == .path ? pathValues.first { $0.name == parameter.name }?.value : nil
+            // Read in place: the parameter (a value) is copied out only for a violation.
+            let location = reader.parameter.location
+            let pathValue = location == .path ? pathValues.first { $0.name == reader.parameter.name }?.value : nil
             // Made only for a violation: most requests have none.
+            var parameter: OpenAPIParameter { reader.parameter }
             var pointer: String { "/" + parameter.name }
             switch reader.read(
                 rawQuery: request.rawQuery, query: query, headers: request.headers, cookies: cookies,
@@ -125,7 +127,9 @@ final class OperationValidator: Sendable {
                     ContractViolation(location: parameter.location.rawValue, pointer: pointer, message: why))
             case .value(let value):
                 // Settled without collecting anything for the usual valid value; the violations only for another.
-                guard let schema = parameter.schema, !schema.isValid(value, direction: .request) else { continue }
+                guard let schema = reader.parameter.schema, !schema.isValid(value, direction: .request) else {
+                    continue
+                }
                 for violation in schema.validate(value, direction: .request) {
                     verdict.violations.append(
                         ContractViolation(

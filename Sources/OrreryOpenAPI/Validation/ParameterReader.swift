@@ -30,7 +30,12 @@ final class ParameterReader: Sendable {
         isArray = types.contains("array")
         isObject = types.contains("object") && !isJSONContent
         readsString = types.isEmpty || types.contains("string")
-        readsWholeQuery = parameter.style == "deepObject" || (isObject && parameter.style == "form" && parameter.explode)
+        asciiName = parameter.name.utf8.allSatisfy { $0 < 0x80 } ? Array(parameter.name.utf8) : nil
+        isPlainSimple =
+            readsString && !isArray && !isObject && !isJSONContent && parameter.style != "label"
+            && parameter.style != "matrix"
+        readsWholeQuery =
+            parameter.style == "deepObject" || (isObject && parameter.style == "form" && parameter.explode)
     }
 
     enum Reading {
@@ -45,7 +50,7 @@ final class ParameterReader: Sendable {
     /// `rawQuery`.
     func read(
         rawQuery: Substring, query: [QueryItem], headers: HTTPHeaders, cookies: [(String, String)],
-        pathValue: Substring?
+        pathValue: String?
     ) -> Reading {
         let name = parameter.name
         switch parameter.location {
@@ -64,14 +69,10 @@ final class ParameterReader: Sendable {
         }
     }
 
-    private func readPath(_ raw: Substring) -> Reading {
+    private func readPath(_ raw: String) -> Reading {
         // The usual one: `simple`, a scalar the schema reads as a string, nothing to decode.
-        if parameter.style != "label" && parameter.style != "matrix" && isPlainString
-            && !raw.utf8.contains(byte: UInt8(ascii: "%"))
-        {
-            return .value(.string(String(raw)))
-        }
-        var text = String(raw)
+        if isPlainSimple && !Self.hasEscape(raw) { return .value(.string(raw)) }
+        var text = raw
         switch parameter.style {
         case "label":
             guard text.hasPrefix(".") else { return .unparseable("expected a label value ('.value')") }
@@ -124,8 +125,8 @@ final class ParameterReader: Sendable {
             let pairs = query.filter { known.contains($0.name) }.map { ($0.name, $0.value) }
             return pairs.isEmpty ? .absent : object(pairs)
         }
-        // Only this name's values decoded, as the whole query decoded would give them.
-        let values = PercentDecoding.queryValues(named: name, in: rawQuery)
+        // Only this name's values decoded, as the whole query decoded would give them; one unless an array.
+        let values = queryValues(rawQuery, limit: isArray ? .max : 1)
         guard !values.isEmpty else { return .absent }
         if isArray {
             switch parameter.style {
@@ -141,6 +142,74 @@ final class ParameterReader: Sendable {
         return Self.scalar(values[0], types: types)
     }
 
+    /// The decoded values of the query's parameters with this one's name, in order, at most `limit`: what the
+    /// query decoded whole gives for the name, read over its bytes in place, with only this name's values decoded
+    /// (a value with no `%` or `+` made from its bytes as it is).
+    private func queryValues(_ rawQuery: Substring, limit: Int) -> [String] {
+        guard let asciiName else {
+            return PercentDecoding.queryValues(named: parameter.name, in: rawQuery, limit: limit)
+        }
+        guard !rawQuery.isEmpty else { return [] }
+        let utf8 = rawQuery.utf8
+        if let values = utf8.withContiguousStorageIfAvailable({
+            Self.values(named: asciiName, parameter.name, in: $0, limit: limit)
+        }) {
+            return values
+        }
+        return Array(utf8).withUnsafeBufferPointer {
+            Self.values(named: asciiName, parameter.name, in: $0, limit: limit)
+        }
+    }
+
+    /// The query's pairs are split at `&`, a pair's name and value at its first `=` (a name without one has an
+    /// empty value), empty pairs skipped; a name with an escape, a `+` or text beyond ASCII is decoded and
+    /// compared as a string, as the whole query decoded would be.
+    private static func values(
+        named nameBytes: [UInt8], _ name: String, in bytes: UnsafeBufferPointer<UInt8>, limit: Int
+    ) -> [String] {
+        var values: [String] = []
+        var start = 0
+        while start < bytes.count && values.count < limit {
+            var end = start
+            var equals = -1
+            var isNameEncoded = false
+            var isValueEncoded = false
+            while end < bytes.count && bytes[end] != UInt8(ascii: "&") {
+                let byte = bytes[end]
+                if equals < 0 && byte == UInt8(ascii: "=") {
+                    equals = end
+                } else if byte == UInt8(ascii: "%") || byte == UInt8(ascii: "+") || byte >= 0x80 {
+                    if equals < 0 { isNameEncoded = true } else { isValueEncoded = true }
+                }
+                end += 1
+            }
+            let nameEnd = equals < 0 ? end : equals
+            let matches =
+                isNameEncoded
+                ? PercentDecoding.decode(text(bytes, start..<nameEnd), plusAsSpace: true) == name
+                : nameEnd - start == nameBytes.count
+                    && nameBytes.indices.allSatisfy { nameBytes[$0] == bytes[start + $0] }
+            if start != end && matches {
+                if equals < 0 {
+                    values.append("")
+                } else {
+                    let raw = text(bytes, equals + 1..<end)
+                    values.append(isValueEncoded ? PercentDecoding.decode(raw, plusAsSpace: true) : raw)
+                }
+            }
+            start = end + 1
+        }
+        return values
+    }
+
+    private static func text(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+    }
+
+    /// The name's bytes, for comparing a query's names in place; nil for a name beyond ASCII (compared as a
+    /// decoded string, canonically).
+    private let asciiName: [UInt8]?
+
     /// Worked out once: every request asks them of every parameter.
     private let isArray: Bool
     private let isObject: Bool
@@ -148,8 +217,13 @@ final class ParameterReader: Sendable {
     private let readsString: Bool
     /// Whether the parameter reads the query's items whole (an object's properties, by their own names).
     let readsWholeQuery: Bool
-    /// A scalar read as the text itself.
-    private var isPlainString: Bool { readsString && !isArray && !isObject && !isJSONContent }
+    /// A scalar in the `simple` style read as the text itself.
+    private let isPlainSimple: Bool
+
+    private static func hasEscape(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { $0.contains(UInt8(ascii: "%")) }
+    }
 
     /// A value written with a separator: a scalar, the items of an array, or an object's pairs (`k=v` when
     /// exploded, `k,v` when not).
