@@ -235,19 +235,25 @@ public struct StubTable: Sendable {
     private func lookup(
         _ request: HTTPRequest, method: String, scenarioState: (String) -> String, hidden: Set<String>
     ) -> IndexedStub? {
+        // No stub could answer (no exact stub has the path, and there are no template or pattern stubs): settled
+        // before the body view is made, as for every request a spec or an upstream answers.
+        let isExactPossible = mayHaveExactStub(request.path)
+        guard isExactPossible || bestTemplateRank != nil || !patterns.isEmpty else { return nil }
         // One view of the body for every stub tried: its JSON and GraphQL are read once per request.
         var body = RequestBody(request)
         // The request is read through a pointer for the time of the lookup: captured as a value, the function below
         // copied it (every field retained, then released) wherever it was handed on, five times for a request
         // that a path template answers.
         return withUnsafePointer(to: request) { request in
-            lookup(request, method: method, scenarioState: scenarioState, hidden: hidden, body: &body)
+            lookup(
+                request, method: method, scenarioState: scenarioState, hidden: hidden,
+                isExactPossible: isExactPossible, body: &body)
         }
     }
 
     private func lookup(
         _ pointer: UnsafePointer<HTTPRequest>, method: String, scenarioState: (String) -> String, hidden: Set<String>,
-        body: inout RequestBody
+        isExactPossible: Bool, body: inout RequestBody
     ) -> IndexedStub? {
         func answers(_ entry: IndexedStub) -> Bool {
             guard entry.stub.request.matches(pointer.pointee, method: method, body: &body) else { return false }
@@ -256,7 +262,7 @@ public struct StubTable: Sendable {
             return rule.allows(scenarioState(rule.name))
         }
         var best: IndexedStub?
-        if mayHaveExactStub(pointer.pointee.path) {
+        if isExactPossible {
             if let candidates = exact[RouteKey(method: method, path: pointer.pointee.path)] {
                 best = candidates.first(where: answers)
             }

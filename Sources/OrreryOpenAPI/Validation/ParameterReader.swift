@@ -125,51 +125,70 @@ final class ParameterReader: Sendable {
             let pairs = query.filter { known.contains($0.name) }.map { ($0.name, $0.value) }
             return pairs.isEmpty ? .absent : object(pairs)
         }
-        // Only this name's values decoded, as the whole query decoded would give them; one unless an array.
-        let values = queryValues(rawQuery, limit: isArray ? .max : 1)
-        guard !values.isEmpty else { return .absent }
-        if isArray {
-            switch parameter.style {
-            case "spaceDelimited": return items(values.flatMap { $0.split(separator: " ").map(String.init) })
-            case "pipeDelimited": return items(values.flatMap { $0.split(separator: "|").map(String.init) })
-            default:
-                if parameter.explode { return items(values) }
-                return items(
-                    values.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) })
-            }
+        // Only this name's values decoded, as the whole query decoded would give them; the first alone (no list
+        // made) unless an array.
+        if !isArray {
+            guard let value = firstQueryValue(rawQuery) else { return .absent }
+            if isObject { return readDelimited(value, separator: ",", explodedPairs: false) }
+            return readsString ? .value(.string(value)) : Self.scalar(value, types: types)
         }
-        if isObject { return readDelimited(values[0], separator: ",", explodedPairs: false) }
-        return Self.scalar(values[0], types: types)
+        let values = queryValues(rawQuery)
+        guard !values.isEmpty else { return .absent }
+        switch parameter.style {
+        case "spaceDelimited": return items(values.flatMap { $0.split(separator: " ").map(String.init) })
+        case "pipeDelimited": return items(values.flatMap { $0.split(separator: "|").map(String.init) })
+        default:
+            if parameter.explode { return items(values) }
+            return items(values.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) })
+        }
     }
 
-    /// The decoded values of the query's parameters with this one's name, in order, at most `limit`: what the
-    /// query decoded whole gives for the name, read over its bytes in place, with only this name's values decoded
-    /// (a value with no `%` or `+` made from its bytes as it is).
-    private func queryValues(_ rawQuery: Substring, limit: Int) -> [String] {
+    /// The decoded values of the query's parameters with this one's name, in order: what the query decoded whole
+    /// gives for the name, read over its bytes in place, with only this name's values decoded (a value with no `%`
+    /// or `+` made from its bytes as it is).
+    private func queryValues(_ rawQuery: Substring) -> [String] {
+        var values: [String] = []
+        forEachQueryValue(rawQuery) { value in
+            values.append(value)
+            return true
+        }
+        return values
+    }
+
+    /// The first of them, without a list.
+    private func firstQueryValue(_ rawQuery: Substring) -> String? {
+        var first: String?
+        forEachQueryValue(rawQuery) { value in
+            first = value
+            return false
+        }
+        return first
+    }
+
+    /// Hands each value over, in order, until `body` returns false.
+    private func forEachQueryValue(_ rawQuery: Substring, _ body: (String) -> Bool) {
         guard let asciiName else {
-            return PercentDecoding.queryValues(named: parameter.name, in: rawQuery, limit: limit)
+            for value in PercentDecoding.queryValues(named: parameter.name, in: rawQuery) where !body(value) { return }
+            return
         }
-        guard !rawQuery.isEmpty else { return [] }
+        guard !rawQuery.isEmpty else { return }
         let utf8 = rawQuery.utf8
-        if let values = utf8.withContiguousStorageIfAvailable({
-            Self.values(named: asciiName, parameter.name, in: $0, limit: limit)
-        }) {
-            return values
+        let done: Void? = utf8.withContiguousStorageIfAvailable {
+            Self.forEachValue(named: asciiName, parameter.name, in: $0, body)
         }
-        return Array(utf8).withUnsafeBufferPointer {
-            Self.values(named: asciiName, parameter.name, in: $0, limit: limit)
+        if done == nil {
+            Array(utf8).withUnsafeBufferPointer { Self.forEachValue(named: asciiName, parameter.name, in: $0, body) }
         }
     }
 
     /// The query's pairs are split at `&`, a pair's name and value at its first `=` (a name without one has an
     /// empty value), empty pairs skipped; a name with an escape, a `+` or text beyond ASCII is decoded and
     /// compared as a string, as the whole query decoded would be.
-    private static func values(
-        named nameBytes: [UInt8], _ name: String, in bytes: UnsafeBufferPointer<UInt8>, limit: Int
-    ) -> [String] {
-        var values: [String] = []
+    private static func forEachValue(
+        named nameBytes: [UInt8], _ name: String, in bytes: UnsafeBufferPointer<UInt8>, _ body: (String) -> Bool
+    ) {
         var start = 0
-        while start < bytes.count && values.count < limit {
+        while start < bytes.count {
             var end = start
             var equals = -1
             var isNameEncoded = false
@@ -190,16 +209,17 @@ final class ParameterReader: Sendable {
                 : nameEnd - start == nameBytes.count
                     && nameBytes.indices.allSatisfy { nameBytes[$0] == bytes[start + $0] }
             if start != end && matches {
+                let value: String
                 if equals < 0 {
-                    values.append("")
+                    value = ""
                 } else {
                     let raw = text(bytes, equals + 1..<end)
-                    values.append(isValueEncoded ? PercentDecoding.decode(raw, plusAsSpace: true) : raw)
+                    value = isValueEncoded ? PercentDecoding.decode(raw, plusAsSpace: true) : raw
                 }
+                guard body(value) else { return }
             }
             start = end + 1
         }
-        return values
     }
 
     private static func text(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
