@@ -126,7 +126,9 @@ final class OperationValidator: Sendable {
                 verdict.violations.append(
                     ContractViolation(location: parameter.location.rawValue, pointer: pointer, message: why))
             case .value(let value):
-                // Settled without collecting anything for the usual valid value; the violations only for another.
+                // A string where any string will do is settled here; else without collecting anything for the usual
+                // valid value, the violations only for another.
+                if reader.acceptsAnyString, case .string = value { continue }
                 guard let schema = reader.parameter.schema, !schema.isValid(value, direction: .request) else {
                     continue
                 }
@@ -152,7 +154,7 @@ final class OperationValidator: Sendable {
             return
         }
         let contentType = Self.mediaType(header)
-        guard let media = Self.media(for: contentType, in: bodyMedia) else {
+        guard let mediaIndex = Self.media(for: contentType, in: bodyMedia) else {
             let known = body.content.map(\.contentType).joined(separator: ", ")
             verdict.violations.append(
                 ContractViolation(
@@ -160,7 +162,8 @@ final class OperationValidator: Sendable {
                     message: "content type '\(contentType.isEmpty ? "(none)" : contentType)' is not one of \(known)"))
             return
         }
-        guard let schema = media.schema else { return }
+        // Read in place from the operation: the media type's fields are not copied out.
+        guard let schema = bodyMedia[mediaIndex].media.schema else { return }
         let instance: JSONValue
         if Self.isJSON(contentType) {
             // The usual case, a valid body, is settled on its bytes without a tree; anything else is read as one.
@@ -198,7 +201,7 @@ final class OperationValidator: Sendable {
             instance = Self.form(parts, fields: multipartFields)
         } else if contentType.hasPrefix("text/") {
             // Text is read as the schema's type, as a parameter is: `42` is an integer where the schema wants one.
-            let types = textTypes.first { $0.contentType == media.contentType }?.types ?? []
+            let types = textTypes.first { $0.contentType == bodyMedia[mediaIndex].media.contentType }?.types ?? []
             switch ParameterReader.scalar(String(decoding: request.body, as: UTF8.self), types: types) {
             case .value(let value):
                 instance = value
@@ -338,13 +341,11 @@ final class OperationValidator: Sendable {
         return content.first { mediaType($0.contentType) == family } ?? content.first { $0.contentType == "*/*" }
     }
 
-    /// The same, over media types whose `mediaType` is already worked out.
-    static func media(for contentType: String, in content: [(type: String, media: OpenAPIMediaType)])
-        -> OpenAPIMediaType?
-    {
-        if let exact = content.first(where: { $0.type == contentType }) { return exact.media }
+    /// The same, over media types whose `mediaType` is already worked out: the index of the one found.
+    static func media(for contentType: String, in content: [(type: String, media: OpenAPIMediaType)]) -> Int? {
+        if let exact = content.firstIndex(where: { $0.type == contentType }) { return exact }
         let family = (contentType.split(separator: "/").first ?? "") + "/*"
-        return content.first { $0.type == family }?.media ?? content.first { $0.media.contentType == "*/*" }?.media
+        return content.firstIndex { $0.type == family } ?? content.firstIndex { $0.media.contentType == "*/*" }
     }
 
     static func isJSON(_ contentType: String) -> Bool {

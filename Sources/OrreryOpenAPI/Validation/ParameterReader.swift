@@ -26,6 +26,7 @@ final class ParameterReader: Sendable {
             }
         }
         self.properties = properties
+        acceptsAnyString = Self.isAnyString(source.schema(at: location), at: location)
         isJSONContent = location.contains("/content/")
         isArray = types.contains("array")
         isObject = types.contains("object") && !isJSONContent
@@ -229,6 +230,24 @@ final class ParameterReader: Sendable {
     /// The name's bytes, for comparing a query's names in place; nil for a name beyond ASCII (compared as a
     /// decoded string, canonically).
     private let asciiName: [UInt8]?
+
+    /// The schema says no more than `type: string` (with annotations): every string satisfies it, and a string
+    /// value is not run through it.
+    let acceptsAnyString: Bool
+
+    /// Keywords that describe and constrain nothing.
+    private static let annotations: Set<String> = [
+        "type", "title", "description", "example", "examples", "default", "deprecated", "$comment",
+    ]
+
+    /// Whether the schema (as written at `location`, not reached through a `$ref`) is `type: string` and
+    /// annotations alone.
+    private static func isAnyString(_ found: (value: JSONValue, location: String)?, at location: String) -> Bool {
+        guard let found, found.location == location, case .string("string")? = found.value["type"],
+            let members = found.value.objectMembers
+        else { return false }
+        return members.allSatisfy { annotations.contains($0.0) }
+    }
 
     /// Worked out once: every request asks them of every parameter.
     private let isArray: Bool
