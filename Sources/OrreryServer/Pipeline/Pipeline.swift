@@ -119,12 +119,12 @@ final class Pipeline {
         case .missed(let operation)?: missedOperation = operation
         case nil: break
         }
-        if let openAPI, let answer = openAPI.answer(request) { return .openAPI(answer) }
+        if let openAPI, let answer = openAPI.answer(request) { return .spec(answer) }
         if speaksWireMock, let target = session.wireMockRecording.target {
             return recordingForward(target)
         }
         if let environments, let plan = ProxyForwarder.plan(request, environments: environments, via: via) { return plan }
-        if let openAPI { return .openAPI(openAPI.notFound(request)) }
+        if let openAPI { return .spec(openAPI.notFound(request)) }
         if request.path == "/favicon.ico", request.method == "GET" || request.method == "HEAD" {
             // A browser asks for it on its own: an empty answer, not a miss in the journal.
             return .made(Response(status: 204, headers: HTTPHeaders(), body: Payload([UInt8]())), outcome: nil)
