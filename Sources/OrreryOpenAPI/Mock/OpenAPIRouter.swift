@@ -73,30 +73,37 @@ struct OpenAPIRouter: Sendable {
     }
 
     private func match(method: String, _ bytes: UnsafeBufferPointer<UInt8>, endsAtQuery: Bool) -> Match {
-        // One walk: where the path ends, where its first segment starts, how many segments it has (the text
-        // before the first `/` is not one: `/a//b` has `a`, ``, `b`).
-        var end = bytes.count
-        var first = -1
-        var count = 0
-        for offset in 0..<bytes.count {
-            let byte = bytes[offset]
-            if byte == UInt8(ascii: "/") {
-                if first < 0 { first = offset + 1 }
-                count += 1
-            } else if endsAtQuery && (byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")) {
-                end = offset
-                break
+        // Where each segment starts, found in the one walk over the path, on the stack: a path has at most one
+        // segment per byte.
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: bytes.count + 1) { starts in
+            // The text before the first `/` is not a segment: `/a//b` has `a`, ``, `b`.
+            var end = bytes.count
+            var count = 0
+            var isPlain = true
+            for offset in 0..<bytes.count {
+                let byte = bytes[offset]
+                if byte == UInt8(ascii: "/") {
+                    starts[count] = offset + 1
+                    count += 1
+                } else if endsAtQuery && (byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")) {
+                    end = offset
+                    break
+                } else if byte == UInt8(ascii: "%") || byte >= 0x80 {
+                    isPlain = false
+                }
             }
-        }
-        guard count < routesBySegmentCount.count else { return .noPath }
-        var allowed: [String] = []
-        for route in routesBySegmentCount[count] {
-            guard let values = route.template.match(bytes, first: first, end: end) else { continue }
-            if let operation = route.operation(method) {
-                return .operation(route: route, operation: operation, pathValues: values)
+            guard count < routesBySegmentCount.count else { return .noPath }
+            var allowed: [String] = []
+            for route in routesBySegmentCount[count] {
+                guard let values = route.template.match(bytes, starts: starts, end: end, isPlain: isPlain) else {
+                    continue
+                }
+                if let operation = route.operation(method) {
+                    return .operation(route: route, operation: operation, pathValues: values)
+                }
+                for (name, _) in route.operations where !allowed.contains(name) { allowed.append(name) }
             }
-            for (name, _) in route.operations where !allowed.contains(name) { allowed.append(name) }
+            return allowed.isEmpty ? .noPath : .methodNotAllowed(allowed: allowed)
         }
-        return allowed.isEmpty ? .noPath : .methodNotAllowed(allowed: allowed)
     }
 }

@@ -55,23 +55,21 @@ struct OperationPath: Sendable {
     }
 
     /// The raw (still percent-encoded) values of the path parameters, when the path's segments match. `bytes` are
-    /// the UTF-8 bytes of the path (up to `end`), whose segments start after its first `/`, at `first` (the router
-    /// has counted them: as many as this template has).
-    func match(_ bytes: UnsafeBufferPointer<UInt8>, first: Int, end: Int) -> [(name: String, value: String)]? {
+    /// the UTF-8 bytes of the path; segment `i` starts at `starts[i]` and ends before `starts[i + 1] - 1` (the `/`
+    /// before the next), the last at `end`; the router has counted them: as many as this template has. `isPlain`
+    /// says no segment has an escape or text beyond ASCII, so that a literal one is compared on bytes.
+    func match(
+        _ bytes: UnsafeBufferPointer<UInt8>, starts: UnsafeMutableBufferPointer<Int>, end: Int, isPlain: Bool
+    ) -> [(name: String, value: String)]? {
         var values: [(name: String, value: String)] = []
         if literalCount < segments.count { values.reserveCapacity(segments.count - literalCount) }
-        var start = first
-        for segment in segments {
-            var stop = start
-            // Whether the segment needs more than a comparison of bytes: an escape to decode, or text beyond ASCII
-            // (compared as Swift compares strings, canonically).
-            var isPlain = true
-            while stop < end && bytes[stop] != UInt8(ascii: "/") {
-                if bytes[stop] == UInt8(ascii: "%") || bytes[stop] >= 0x80 { isPlain = false }
-                stop += 1
-            }
+        for (index, segment) in segments.enumerated() {
+            let start = starts[index]
+            let stop = index + 1 < segments.count ? starts[index + 1] - 1 : end
             if let text = segment.literal {
-                if isPlain {
+                // Compared on bytes unless the segment has an escape to decode, or text beyond ASCII (compared as
+                // Swift compares strings, canonically).
+                if isPlain || !Self.needsDecoding(bytes, start..<stop) {
                     guard stop - start == segment.literalBytes.count,
                         segment.literalBytes.withUnsafeBufferPointer({ Self.bytesEqual($0, bytes, from: start) })
                     else { return nil }
@@ -92,9 +90,13 @@ struct OperationPath: Sendable {
                 guard !value.isEmpty else { return nil }
                 values.append((segment.name, String(value)))
             }
-            start = stop + 1
         }
         return values
+    }
+
+    /// Whether the bytes have an escape or text beyond ASCII.
+    static func needsDecoding(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
+        range.contains { bytes[$0] == UInt8(ascii: "%") || bytes[$0] >= 0x80 }
     }
 
     /// A segment's text, made only where it is needed (a short value is a string without an allocation).

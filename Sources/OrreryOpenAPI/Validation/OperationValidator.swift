@@ -106,6 +106,8 @@ final class OperationValidator: Sendable {
             // Read in place: the parameter (a value) is copied out only for a violation.
             let location = reader.parameter.location
             let pathValue = location == .path ? pathValues.first { $0.name == reader.parameter.name }?.value : nil
+            // A path value read as it is, where any string will do: nothing to read or check.
+            if let pathValue, reader.takesAnyPlainValue, !ParameterReader.hasEscape(pathValue) { continue }
             // Made only for a violation: most requests have none.
             var parameter: OpenAPIParameter { reader.parameter }
             var pointer: String { "/" + parameter.name }

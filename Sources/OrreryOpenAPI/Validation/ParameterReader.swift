@@ -259,7 +259,11 @@ final class ParameterReader: Sendable {
     /// A scalar in the `simple` style read as the text itself.
     private let isPlainSimple: Bool
 
-    private static func hasEscape(_ text: String) -> Bool {
+    /// A value in the `simple` style read as it is, where any string will do: one without an escape needs
+    /// neither reading nor checking.
+    var takesAnyPlainValue: Bool { isPlainSimple && acceptsAnyString }
+
+    static func hasEscape(_ text: String) -> Bool {
         var text = text
         return text.withUTF8 { $0.contains(UInt8(ascii: "%")) }
     }
