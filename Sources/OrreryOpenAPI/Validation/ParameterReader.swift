@@ -148,47 +148,40 @@ final class ParameterReader: Sendable {
     /// gives for the name, read over its bytes in place, with only this name's values decoded (a value with no `%`
     /// or `+` made from its bytes as it is).
     private func queryValues(_ rawQuery: Substring) -> [String] {
-        var values: [String] = []
-        forEachQueryValue(rawQuery) { value in
-            values.append(value)
-            return true
+        guard let asciiName else { return PercentDecoding.queryValues(named: parameter.name, in: rawQuery) }
+        return Self.withBytes(rawQuery) { bytes in
+            var values: [String] = []
+            var offset = 0
+            while let (value, next) = Self.nextValue(named: asciiName, parameter.name, in: bytes, from: offset) {
+                values.append(value)
+                offset = next
+            }
+            return values
         }
-        return values
     }
 
     /// The first of them, without a list.
     private func firstQueryValue(_ rawQuery: Substring) -> String? {
-        var first: String?
-        forEachQueryValue(rawQuery) { value in
-            first = value
-            return false
-        }
-        return first
-    }
-
-    /// Hands each value over, in order, until `body` returns false.
-    private func forEachQueryValue(_ rawQuery: Substring, _ body: (String) -> Bool) {
         guard let asciiName else {
-            for value in PercentDecoding.queryValues(named: parameter.name, in: rawQuery) where !body(value) { return }
-            return
+            return PercentDecoding.queryValues(named: parameter.name, in: rawQuery, limit: 1).first
         }
-        guard !rawQuery.isEmpty else { return }
-        let utf8 = rawQuery.utf8
-        let done: Void? = utf8.withContiguousStorageIfAvailable {
-            Self.forEachValue(named: asciiName, parameter.name, in: $0, body)
-        }
-        if done == nil {
-            Array(utf8).withUnsafeBufferPointer { Self.forEachValue(named: asciiName, parameter.name, in: $0, body) }
-        }
+        return Self.withBytes(rawQuery) { Self.nextValue(named: asciiName, parameter.name, in: $0, from: 0)?.value }
     }
 
-    /// The query's pairs are split at `&`, a pair's name and value at its first `=` (a name without one has an
-    /// empty value), empty pairs skipped; a name with an escape, a `+` or text beyond ASCII is decoded and
-    /// compared as a string, as the whole query decoded would be.
-    private static func forEachValue(
-        named nameBytes: [UInt8], _ name: String, in bytes: UnsafeBufferPointer<UInt8>, _ body: (String) -> Bool
-    ) {
-        var start = 0
+    /// The query's bytes in place (a copy only for text not stored contiguously).
+    private static func withBytes<Result>(_ text: Substring, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
+        return Array(text.utf8).withUnsafeBufferPointer(body)
+    }
+
+    /// The first value from `start` on, decoded, and where the pair after it starts; nil when there is none. The
+    /// query's pairs are split at `&`, a pair's name and value at its first `=` (a name without one has an empty
+    /// value), empty pairs skipped; a name with an escape, a `+` or text beyond ASCII is decoded and compared as a
+    /// string, as the whole query decoded would be.
+    private static func nextValue(
+        named nameBytes: [UInt8], _ name: String, in bytes: UnsafeBufferPointer<UInt8>, from offset: Int
+    ) -> (value: String, next: Int)? {
+        var start = offset
         while start < bytes.count {
             var end = start
             var equals = -1
@@ -210,17 +203,13 @@ final class ParameterReader: Sendable {
                 : nameEnd - start == nameBytes.count
                     && nameBytes.indices.allSatisfy { nameBytes[$0] == bytes[start + $0] }
             if start != end && matches {
-                let value: String
-                if equals < 0 {
-                    value = ""
-                } else {
-                    let raw = text(bytes, equals + 1..<end)
-                    value = isValueEncoded ? PercentDecoding.decode(raw, plusAsSpace: true) : raw
-                }
-                guard body(value) else { return }
+                guard equals >= 0 else { return ("", end + 1) }
+                let raw = text(bytes, equals + 1..<end)
+                return (isValueEncoded ? PercentDecoding.decode(raw, plusAsSpace: true) : raw, end + 1)
             }
             start = end + 1
         }
+        return nil
     }
 
     private static func text(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
