@@ -154,6 +154,25 @@ struct StubIndexLookupTests {
         #expect(index.stub(id: "id-777")?.stub.request.url.exactPath == "/items/777")
     }
 
+    @Test("A path no exact stub has skips the route table, and every path a stub has is still found")
+    func exactPathFilter() {
+        // 3,000 paths fill many of the filter's bits: each is found, the paths between them are not.
+        let stubs = (0..<3_000).map { Stub.make(id: "id-\($0)", path: "/p/\($0 * 2)") }
+        let index = StubIndex(stubs)
+        #expect((0..<3_000).allSatisfy { index.lookup(.make(target: "/p/\($0 * 2)"))?.stub.id == "id-\($0)" })
+        #expect((0..<3_000).allSatisfy { index.lookup(.make(target: "/p/\($0 * 2 + 1)")) == nil })
+        // A path beyond ASCII compares canonically, as a string does: the Kelvin sign is the letter K, é composed
+        // or not is the same path.
+        let kelvin = [Stub.make(name: "kelvin", path: "/\u{212A}"), .make(name: "cafe", path: "/caf\u{E9}")]
+        #expect(winner(kelvin, .make(target: "/K")) == "kelvin")
+        #expect(winner(kelvin, .make(target: "/cafe\u{301}")) == "cafe")
+        #expect(winner(kelvin, .make(target: "/caf%C3%A9")) == "cafe")
+        #expect(winner(kelvin, .make(target: "/k")) == nil)
+        // No exact stub at all: a template or pattern stub still answers.
+        let template = [Stub.make(name: "any", method: nil, url: .any)]
+        #expect(winner(template, .make(target: "/x")) == "any")
+    }
+
     @Test("Ranks order by priority, then specificity, then load order")
     func ranks() {
         typealias Rank = IndexedStub.Rank

@@ -46,6 +46,15 @@ public struct StubTable: Sendable {
 
     /// Every stub by id, the first loaded when two share one.
     private var byID: [String: IndexedStub]
+    /// A bit for each exact path a stub has, at a cheap hash of its bytes: a request whose path's bit is clear has
+    /// no exact stub, and skips the two probes of `exact` (each hashing method and path with the table's hasher),
+    /// as a request a spec or an upstream answers does. Empty while no stub has an exact path.
+    private var exactPathBits: [UInt64]
+    /// Set when an exact path is not ASCII: a string compares equal to its canonical equivalents, whose bytes
+    /// differ, so the bits cannot rule a path out.
+    private var hasNonASCIIExactPath: Bool
+
+    static let exactPathBitCount = 8192
 
     /// An empty table.
     public init() {
@@ -59,6 +68,8 @@ public struct StubTable: Sendable {
         bestTemplateRank = nil
         templatesByPrefix = [:]
         byID = [:]
+        exactPathBits = []
+        hasNonASCIIExactPath = false
     }
 
     /// A table of prepared entries, in load order: an entry not at its place in the order is moved there (its
@@ -131,6 +142,12 @@ public struct StubTable: Sendable {
         }
         let key = RouteKey(method: entry.stub.request.method ?? "", path: path)
         let count = exact[key, default: .none].add(entry, isSorted: isSorted)
+        if exactPathBits.isEmpty { exactPathBits = Array(repeating: 0, count: Self.exactPathBitCount / 64) }
+        if let bit = Self.exactPathBit(path) {
+            exactPathBits[bit >> 6] |= 1 << UInt64(bit & 63)
+        } else {
+            hasNonASCIIExactPath = true
+        }
         byPath[path, default: .none].add(entry, isSorted: false)
         for prefix in Self.prefixes(of: path) {
             if byPrefix[prefix, default: []].count < Self.stubsKeptPerPrefix {
@@ -218,19 +235,25 @@ public struct StubTable: Sendable {
     private func lookup(
         _ request: HTTPRequest, method: String, scenarioState: (String) -> String, hidden: Set<String>
     ) -> IndexedStub? {
+        // No stub could answer (no exact stub has the path, and there are no template or pattern stubs): settled
+        // before the body view is made, as for every request a spec or an upstream answers.
+        let isExactPossible = mayHaveExactStub(request.path)
+        guard isExactPossible || bestTemplateRank != nil || !patterns.isEmpty else { return nil }
         // One view of the body for every stub tried: its JSON and GraphQL are read once per request.
         var body = RequestBody(request)
         // The request is read through a pointer for the time of the lookup: captured as a value, the function below
         // copied it (every field retained, then released) wherever it was handed on, five times for a request
         // that a path template answers.
         return withUnsafePointer(to: request) { request in
-            lookup(request, method: method, scenarioState: scenarioState, hidden: hidden, body: &body)
+            lookup(
+                request, method: method, scenarioState: scenarioState, hidden: hidden,
+                isExactPossible: isExactPossible, body: &body)
         }
     }
 
     private func lookup(
         _ pointer: UnsafePointer<HTTPRequest>, method: String, scenarioState: (String) -> String, hidden: Set<String>,
-        body: inout RequestBody
+        isExactPossible: Bool, body: inout RequestBody
     ) -> IndexedStub? {
         func answers(_ entry: IndexedStub) -> Bool {
             guard entry.stub.request.matches(pointer.pointee, method: method, body: &body) else { return false }
@@ -239,14 +262,16 @@ public struct StubTable: Sendable {
             return rule.allows(scenarioState(rule.name))
         }
         var best: IndexedStub?
-        if let candidates = exact[RouteKey(method: method, path: pointer.pointee.path)] {
-            best = candidates.first(where: answers)
-        }
-        if let candidates = exact[RouteKey(method: "", path: pointer.pointee.path)],
-            let found = candidates.first(where: answers),
-            best.map({ found.rank < $0.rank }) ?? true
-        {
-            best = found
+        if isExactPossible {
+            if let candidates = exact[RouteKey(method: method, path: pointer.pointee.path)] {
+                best = candidates.first(where: answers)
+            }
+            if let candidates = exact[RouteKey(method: "", path: pointer.pointee.path)],
+                let found = candidates.first(where: answers),
+                best.map({ found.rank < $0.rank }) ?? true
+            {
+                best = found
+            }
         }
         if let bestTemplateRank, best.map({ bestTemplateRank < $0.rank }) ?? true,
             let found = templateMatch(pointer.pointee, method: method, answers: answers),
@@ -259,6 +284,29 @@ public struct StubTable: Sendable {
             if answers(candidate) { return candidate }
         }
         return best
+    }
+
+    /// Whether a stub may have `path` as its exact path: false only when none has it.
+    private func mayHaveExactStub(_ path: String) -> Bool {
+        guard !exactPathBits.isEmpty else { return false }
+        guard !hasNonASCIIExactPath, let bit = Self.exactPathBit(path) else { return true }
+        return exactPathBits[bit >> 6] & (1 << UInt64(bit & 63)) != 0
+    }
+
+    /// The bit of an ASCII path (FNV-1a of its bytes, its top bits); nil for a path that is not ASCII.
+    static func exactPathBit(_ path: String) -> Int? {
+        // Over the bytes in place: stepping the UTF-8 view cost more than the hash itself.
+        path.withUTF8Bytes { bytes in
+            var hash = hashSeed
+            var high: UInt8 = 0
+            for byte in bytes {
+                high |= byte
+                hash ^= UInt64(byte)
+                hash = hash &* 0x0000_0100_0000_01B3
+            }
+            // 8192 bits: the top 13 bits of the hash, its best mixed.
+            return high < 0x80 ? Int(truncatingIfNeeded: hash >> 51) : nil
+        }
     }
 
     /// The best template stub that answers: only the buckets of the request's own segment count and path prefixes

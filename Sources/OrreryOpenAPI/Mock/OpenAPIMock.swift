@@ -42,7 +42,7 @@ public final class OpenAPIMock: Sendable {
 
     /// The answer to a request whose path one of the specs has; nil when none has it.
     public func answer(_ request: HTTPRequest) -> OpenAPIAnswer? {
-        switch router.match(method: request.method, rawPath: Self.rawPath(request)) {
+        switch router.match(method: request.method, rawPath: Self.rawTarget(request), endsAtQuery: true) {
         case .noPath:
             return nil
         case .methodNotAllowed(let allowed):
@@ -56,8 +56,9 @@ public final class OpenAPIMock: Sendable {
         case .operation(let route, let index, let pathValues):
             let operation = prepared[route.spec][index]
             var violations: [ContractViolation] = []
+            let fields = OperationValidator.Fields(request.headers)
             if validation != .off {
-                let verdict = operation.validator.check(request, pathValues: pathValues)
+                let verdict = operation.validator.check(request, pathValues: pathValues, fields: fields)
                 if !verdict.isValid {
                     if validation == .enforce,
                         let problem = Self.problem(verdict, request: request, operation: operation)
@@ -71,8 +72,8 @@ public final class OpenAPIMock: Sendable {
                     }
                 }
             }
-            var answer = respond(request, operation: operation, source: sources[route.spec])
-            answer.violations = violations
+            var answer = respond(request, fields: fields, operation: operation, source: sources[route.spec])
+            if !violations.isEmpty { answer.violations = violations }
             return answer
         }
     }
@@ -82,7 +83,7 @@ public final class OpenAPIMock: Sendable {
     public func check(_ request: HTTPRequest, status: Int, headers: HTTPHeaders, body: [UInt8]?) -> ExchangeCheck {
         guard
             case .operation(let route, let index, let pathValues) = router.match(
-                method: request.method, rawPath: Self.rawPath(request))
+                method: request.method, rawPath: Self.rawTarget(request), endsAtQuery: true)
         else {
             let violation = ContractViolation(
                 location: "path", pointer: "", message: "no operation of the spec has \(request.method) \(request.path)"
@@ -139,7 +140,7 @@ public final class OpenAPIMock: Sendable {
                 let path = spec.basePath + operation.validator.operation.pathTemplate
                 guard let index = operation.primary else { return nil }
                 let status = operation.responses[index]
-                let answer = Self.media(for: nil, in: status.media)?.answer ?? status.empty
+                let answer = Self.media(for: nil, in: status)?.answer ?? status.empty
                 return OpenAPIImport.Answer(
                     name: operation.operationId, method: operation.validator.operation.method, path: path,
                     status: answer.status,
@@ -188,8 +189,10 @@ public final class OpenAPIMock: Sendable {
 
     // MARK: - Choosing the answer
 
-    private func respond(_ request: HTTPRequest, operation: PreparedOperation, source: SchemaSource) -> OpenAPIAnswer {
-        let prefer = Self.preferences(request.headers)
+    private func respond(
+        _ request: HTTPRequest, fields: OperationValidator.Fields, operation: PreparedOperation, source: SchemaSource
+    ) -> OpenAPIAnswer {
+        let prefer = Self.preferences(fields.prefer)
         var statusIndex = operation.primary
         if let wanted = prefer.code {
             guard let index = Self.status(wanted, in: operation.responses) else {
@@ -208,7 +211,7 @@ public final class OpenAPIMock: Sendable {
         }
         let status = operation.responses[statusIndex]
         let code = prefer.code.flatMap { status.status == String($0) ? nil : $0 } ?? status.code
-        guard let media = Self.media(for: request.headers.first(named: "Accept"), in: status.media) else {
+        guard let media = Self.media(for: fields.accept, in: status) else {
             return code == status.code ? status.empty : Self.recoded(status.empty, code)
         }
         var answer = media.answer
@@ -240,13 +243,14 @@ public final class OpenAPIMock: Sendable {
     }
 
     /// The first media type the client accepts, JSON first when it accepts anything.
-    private static func media(for accept: String?, in media: [PreparedOperation.Media]) -> PreparedOperation.Media? {
+    private static func media(for accept: String?, in status: PreparedOperation.Status) -> PreparedOperation.Media? {
+        let media = status.media
         guard !media.isEmpty else { return nil }
         // Most clients accept anything: JSON first, as decided at load.
-        guard let accept, accept != "*/*" else { return media.first { $0.isJSON } ?? media.first }
+        guard let accept, accept != "*/*" else { return status.anyMedia }
         let accepted = accept.split(separator: ",").map { OperationValidator.mediaType(String($0)) }
         if accepted.contains("*/*") || accepted.isEmpty {
-            return media.first { $0.isJSON } ?? media.first
+            return status.anyMedia
         }
         for type in accepted {
             let family = type.hasSuffix("/*") ? String(type.dropLast(1)) : nil
@@ -267,9 +271,9 @@ public final class OpenAPIMock: Sendable {
     }
 
     /// Prism's `Prefer` header: `code=404`, `example=NAME`, `dynamic=true`, separated by commas or semicolons.
-    static func preferences(_ headers: HTTPHeaders) -> Preferences {
+    static func preferences(_ values: [String]) -> Preferences {
         var preferences = Preferences()
-        for header in headers.all(named: "Prefer") {
+        for header in values {
             for token in header.split(whereSeparator: { $0 == "," || $0 == ";" }) {
                 let parts = token.split(separator: "=", maxSplits: 1).map(\.trimmingSpaces)
                 guard parts.count == 2 else { continue }
@@ -285,12 +289,9 @@ public final class OpenAPIMock: Sendable {
         return preferences
     }
 
-    /// The path as sent, still percent-encoded (a path parameter may hold an encoded `/`).
-    static func rawPath(_ request: HTTPRequest) -> Substring {
-        let target = request.isAbsoluteForm ? request.originForm : request.target
-        // On bytes: both separators are ASCII, so the index found is a character's.
-        let utf8 = target.utf8
-        let end = utf8.firstIndex(ofByte: UInt8(ascii: "?"), or: UInt8(ascii: "#")) ?? utf8.endIndex
-        return target[..<end]
+    /// The target as sent, in origin form, still percent-encoded (a path parameter may hold an encoded `/`): its
+    /// path ends at its first `?` or `#`, where the router stops.
+    static func rawTarget(_ request: HTTPRequest) -> Substring {
+        Substring(request.isAbsoluteForm ? request.originForm : request.target)
     }
 }

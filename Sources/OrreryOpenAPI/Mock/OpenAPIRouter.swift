@@ -1,14 +1,20 @@
 import OrreryCore
 
 /// Every operation of the served specs by method and path, built once: a request's path is compared only with the
-/// templates that have as many segments, the most literal first.
+/// templates that have as many segments, the most literal first, on its bytes in place.
 struct OpenAPIRouter: Sendable {
     /// One path of one spec, with its operations by method.
     struct Route: Sendable {
         let template: OperationPath
         let spec: Int
-        /// Method (upper case) to the operation's index in the spec.
-        let operations: [String: Int]
+        /// Method (upper case) and the operation's index in the spec, by method: a path has a handful, compared
+        /// in place rather than hashed.
+        let operations: [(method: String, index: Int)]
+
+        func operation(_ method: String) -> Int? {
+            if let found = operations.first(where: { $0.method == method }) { return found.index }
+            return method == "HEAD" ? operations.first { $0.method == "GET" }?.index : nil
+        }
     }
 
     /// What a request's path and method find.
@@ -19,7 +25,8 @@ struct OpenAPIRouter: Sendable {
         case noPath
     }
 
-    private let routesBySegmentCount: [Int: [Route]]
+    /// Routes by their number of segments.
+    private let routesBySegmentCount: [[Route]]
 
     init(specs: [OpenAPISpec]) {
         var routes: [Route] = []
@@ -34,13 +41,19 @@ struct OpenAPIRouter: Sendable {
                 routes.append(
                     Route(
                         template: OperationPath(basePath: spec.basePath, template: template), spec: specIndex,
-                        operations: byTemplate[template] ?? [:]))
+                        operations: (byTemplate[template] ?? [:]).sorted { $0.key < $1.key }.map {
+                            (method: $0.key, index: $0.value)
+                        }))
             }
         }
-        var grouped: [Int: [Route]] = [:]
-        for route in routes { grouped[route.template.segments.count, default: []].append(route) }
+        var grouped: [[Route]] = []
+        for route in routes {
+            let count = route.template.segments.count
+            while grouped.count <= count { grouped.append([]) }
+            grouped[count].append(route)
+        }
         // Stable: among equally literal templates, the spec's order (and the first spec) wins.
-        routesBySegmentCount = grouped.mapValues { list in
+        routesBySegmentCount = grouped.map { list in
             list.enumerated().sorted {
                 ($0.element.template.literalCount, -$0.offset) > ($1.element.template.literalCount, -$1.offset)
             }
@@ -48,43 +61,49 @@ struct OpenAPIRouter: Sendable {
         }
     }
 
-    func match(method: String, rawPath: Substring) -> Match {
-        let raw = Self.segments(rawPath)
-        guard let candidates = routesBySegmentCount[raw.count] else { return .noPath }
-        var allowed: [String] = []
-        for route in candidates {
-            guard let values = route.template.match(raw) else { continue }
-            if let operation = route.operations[method] ?? (method == "HEAD" ? route.operations["GET"] : nil) {
-                return .operation(route: route, operation: operation, pathValues: values)
-            }
-            for name in route.operations.keys.sorted() where !allowed.contains(name) { allowed.append(name) }
+    /// The operation for a raw (still percent-encoded) path. With `endsAtQuery`, `rawPath` is a request target
+    /// whose path ends at its first `?` or `#`.
+    func match(method: String, rawPath: Substring, endsAtQuery: Bool = false) -> Match {
+        // Over the bytes in place (a copy only for text not stored contiguously).
+        let utf8 = rawPath.utf8
+        if let found = utf8.withContiguousStorageIfAvailable({ match(method: method, $0, endsAtQuery: endsAtQuery) }) {
+            return found
         }
-        return allowed.isEmpty ? .noPath : .methodNotAllowed(allowed: allowed)
+        return Array(utf8).withUnsafeBufferPointer { match(method: method, $0, endsAtQuery: endsAtQuery) }
     }
 
-    /// The path's segments after the first `/` (`/a//b` → `a`, ``, `b`), split on bytes: `/` is ASCII, so every
-    /// index found is a character's, and no Character is formed.
-    static func segments(_ rawPath: Substring) -> [Substring] {
-        let utf8 = rawPath.utf8
-        // Over the contiguous bytes a native string has; else stepping its indices.
-        let split: [Substring]? = utf8.withContiguousStorageIfAvailable { bytes in
-            var segments: [Substring] = []
-            // Room for the usual path at once, rather than growing the array segment by segment.
-            segments.reserveCapacity(8)
-            // Nil until the first `/`: the text before it is not a segment.
-            var start: Int?
-            for offset in bytes.indices where bytes[offset] == UInt8(ascii: "/") {
-                if let start {
-                    segments.append(
-                        rawPath[
-                            utf8.index(utf8.startIndex, offsetBy: start)..<utf8.index(utf8.startIndex, offsetBy: offset)
-                        ])
+    private func match(method: String, _ bytes: UnsafeBufferPointer<UInt8>, endsAtQuery: Bool) -> Match {
+        // Where each segment starts, found in the one walk over the path, on the stack: a path has at most one
+        // segment per byte.
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: bytes.count + 1) { starts in
+            // The text before the first `/` is not a segment: `/a//b` has `a`, ``, `b`.
+            var end = bytes.count
+            var count = 0
+            var isPlain = true
+            for offset in 0..<bytes.count {
+                let byte = bytes[offset]
+                if byte == UInt8(ascii: "/") {
+                    starts[count] = offset + 1
+                    count += 1
+                } else if endsAtQuery && (byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")) {
+                    end = offset
+                    break
+                } else if byte == UInt8(ascii: "%") || byte >= 0x80 {
+                    isPlain = false
                 }
-                start = offset + 1
             }
-            if let start { segments.append(rawPath[utf8.index(utf8.startIndex, offsetBy: start)...]) }
-            return segments
+            guard count < routesBySegmentCount.count else { return .noPath }
+            var allowed: [String] = []
+            for route in routesBySegmentCount[count] {
+                guard let values = route.template.match(bytes, starts: starts, end: end, isPlain: isPlain) else {
+                    continue
+                }
+                if let operation = route.operation(method) {
+                    return .operation(route: route, operation: operation, pathValues: values)
+                }
+                for (name, _) in route.operations where !allowed.contains(name) { allowed.append(name) }
+            }
+            return allowed.isEmpty ? .noPath : .methodNotAllowed(allowed: allowed)
         }
-        return split ?? Array(rawPath.split(separator: "/", omittingEmptySubsequences: false).dropFirst())
     }
 }

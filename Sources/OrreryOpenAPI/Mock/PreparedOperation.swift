@@ -3,16 +3,28 @@ import OrreryCore
 /// An operation's answers, made when the spec loads: for each documented status and content type, the body of its
 /// first example (or one generated from its schema) encoded, and each named example.
 final class PreparedOperation: Sendable {
-    struct Media: Sendable {
+    /// Classes, as the operation is: a request reads them in place rather than copying each field out.
+    final class Media: Sendable {
         let contentType: String
         /// A JSON type, which a client that accepts anything gets first.
         let isJSON: Bool
         let schemaLocation: String?
         let answer: OpenAPIAnswer
         let examples: [(name: String, answer: OpenAPIAnswer)]
+
+        init(
+            contentType: String, isJSON: Bool, schemaLocation: String?, answer: OpenAPIAnswer,
+            examples: [(name: String, answer: OpenAPIAnswer)]
+        ) {
+            self.contentType = contentType
+            self.isJSON = isJSON
+            self.schemaLocation = schemaLocation
+            self.answer = answer
+            self.examples = examples
+        }
     }
 
-    struct Status: Sendable {
+    final class Status: Sendable {
         /// As documented: `200`, `2XX`, `default`.
         let status: String
         /// The code sent: the status itself, a range's `x00`, `200` for `default`.
@@ -22,6 +34,18 @@ final class PreparedOperation: Sendable {
         let empty: OpenAPIAnswer
         /// The declared headers that have an example or a schema, with their values as sent.
         let headers: [(name: String, value: String)]
+        /// The media a client that accepts anything gets: the first JSON one, else the first.
+        let anyMedia: Media?
+
+        init(status: String, code: Int, media: [Media], empty: OpenAPIAnswer, headers: [(name: String, value: String)])
+        {
+            self.status = status
+            self.code = code
+            self.media = media
+            self.empty = empty
+            self.headers = headers
+            anyMedia = media.first { $0.isJSON } ?? media.first
+        }
     }
 
     let validator: OperationValidator

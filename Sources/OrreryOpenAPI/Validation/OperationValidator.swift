@@ -3,7 +3,8 @@ import OrreryCore
 
 /// Checks requests (and responses) against one operation, with everything the checks need prepared at load:
 /// each parameter's reading, the security requirement, the schemas compiled.
-struct OperationValidator: Sendable {
+/// A class: every request reads it in place, where a value was copied out of its operation field by field.
+final class OperationValidator: Sendable {
     let operation: OpenAPIOperation
     let readers: [ParameterReader]
     let security: SecurityRequirement
@@ -17,10 +18,16 @@ struct OperationValidator: Sendable {
     let readsCookies: Bool
     /// Each response's declared headers, read as `simple` header parameters are, by response.
     let responseHeaders: [[ParameterReader]]
+    /// Whether a parameter reads every item of the query (an object's properties), not only those of its name:
+    /// only then is the whole query decoded.
+    let readsWholeQuery: Bool
+    /// The request body's media types, each with its type as `mediaType` writes it, worked out once.
+    let bodyMedia: [(type: String, media: OpenAPIMediaType)]
 
     init(_ operation: OpenAPIOperation, spec: OpenAPISpec, source: SchemaSource) {
         self.operation = operation
-        readers = operation.parameters.map { ParameterReader($0, source: source) }
+        let readers = operation.parameters.map { ParameterReader($0, source: source) }
+        self.readers = readers
         responseHeaders = operation.responses.map { response in
             response.headers.map { header in
                 ParameterReader(
@@ -41,8 +48,12 @@ struct OperationValidator: Sendable {
             }
             return (media.contentType, source.types(at: location))
         }
+        bodyMedia = content.map { (Self.mediaType($0.contentType), $0) }
+        readsWholeQuery = readers.contains { $0.parameter.location == .query && $0.readsWholeQuery }
         let raw = source.schema(at: operation.location)?.value
-        security = SecurityRequirement(operation: raw, document: spec.document, source: source, documentURI: spec.uri)
+        let security = SecurityRequirement(
+            operation: raw, document: spec.document, source: source, documentURI: spec.uri)
+        self.security = security
         readsCookies =
             operation.parameters.contains { $0.location == .cookie }
             || security.alternatives.contains { $0.contains { if case .cookie = $0 { true } else { false } } }
@@ -58,19 +69,52 @@ struct OperationValidator: Sendable {
         var isValid: Bool { violations.isEmpty && missingCredentials.isEmpty }
     }
 
+    /// The fields of a request the checks read, found in one walk over its header fields.
+    struct Fields {
+        var contentType: String?
+        var accept: String?
+        /// Every `Prefer` value; most requests have none.
+        var prefer: [String] = []
+
+        init(_ headers: HTTPHeaders) {
+            // Told apart by length first: most fields are none of these, and a name's length costs nothing.
+            for (name, value) in headers.entries {
+                switch name.utf8.count {
+                case 12 where contentType == nil && name.equalsIgnoringASCIICase("Content-Type"): contentType = value
+                case 6 where name.equalsIgnoringASCIICase("Accept"): if accept == nil { accept = value }
+                case 6 where name.equalsIgnoringASCIICase("Prefer"): prefer.append(value)
+                default: break
+                }
+            }
+        }
+    }
+
     func check(_ request: HTTPRequest, pathValues: [(name: String, value: String)]) -> Verdict {
+        check(request, pathValues: pathValues, fields: Fields(request.headers))
+    }
+
+    func check(_ request: HTTPRequest, pathValues: [(name: String, value: String)], fields: Fields) -> Verdict {
         var verdict = Verdict()
         // Read only when a parameter or a credential is a cookie: most operations have none.
         let cookies = readsCookies ? Self.cookies(request.headers) : []
-        // Decoded once for every parameter (a request decodes its query when asked).
-        let query = request.query
-        verdict.missingCredentials = security.missing(query: query, headers: request.headers, cookies: cookies)
+        // Decoded whole only for a parameter that reads an object's properties from it; the others read their own
+        // name's values from the raw query, decoding only those.
+        let query = readsWholeQuery ? request.query : []
+        verdict.missingCredentials = security.missing(
+            rawQuery: request.rawQuery, headers: request.headers, cookies: cookies)
         for reader in readers {
-            let parameter = reader.parameter
-            let pathValue = parameter.location == .path ? pathValues.first { $0.name == parameter.name }?.value : nil
+            // Read in place: the parameter (a value) is copied out only for a violation.
+            let location = reader.parameter.location
+            let pathValue = location == .path ? pathValues.first { $0.name == reader.parameter.name }?.value : nil
+            // A path value read as it is, where any string will do: nothing to read or check.
+            if let pathValue, reader.takesAnyPlainValue, !ParameterReader.hasEscape(pathValue) { continue }
             // Made only for a violation: most requests have none.
+            var parameter: OpenAPIParameter { reader.parameter }
             var pointer: String { "/" + parameter.name }
-            switch reader.read(query: query, headers: request.headers, cookies: cookies, pathValue: pathValue) {
+            switch reader.read(
+                rawQuery: request.rawQuery, query: query, headers: request.headers, cookies: cookies,
+                pathValue: pathValue)
+            {
             case .absent:
                 if parameter.isRequired {
                     verdict.violations.append(
@@ -84,7 +128,13 @@ struct OperationValidator: Sendable {
                 verdict.violations.append(
                     ContractViolation(location: parameter.location.rawValue, pointer: pointer, message: why))
             case .value(let value):
-                for violation in parameter.schema?.validate(value, direction: .request) ?? [] {
+                // A string where any string will do is settled here; else without collecting anything for the usual
+                // valid value, the violations only for another.
+                if reader.acceptsAnyString, case .string = value { continue }
+                guard let schema = reader.parameter.schema, !schema.isValid(value, direction: .request) else {
+                    continue
+                }
+                for violation in schema.validate(value, direction: .request) {
                     verdict.violations.append(
                         ContractViolation(
                             location: parameter.location.rawValue, pointer: pointer + violation.instancePointer,
@@ -92,11 +142,11 @@ struct OperationValidator: Sendable {
                 }
             }
         }
-        checkBody(request, into: &verdict)
+        checkBody(request, contentType: fields.contentType, into: &verdict)
         return verdict
     }
 
-    private func checkBody(_ request: HTTPRequest, into verdict: inout Verdict) {
+    private func checkBody(_ request: HTTPRequest, contentType header: String?, into verdict: inout Verdict) {
         guard let body = operation.requestBody else { return }
         guard !request.body.isEmpty else {
             if body.isRequired {
@@ -105,8 +155,8 @@ struct OperationValidator: Sendable {
             }
             return
         }
-        let contentType = Self.mediaType(request.headers.first(named: "Content-Type"))
-        guard let media = Self.media(for: contentType, in: body.content) else {
+        let contentType = Self.mediaType(header)
+        guard let mediaIndex = Self.media(for: contentType, in: bodyMedia) else {
             let known = body.content.map(\.contentType).joined(separator: ", ")
             verdict.violations.append(
                 ContractViolation(
@@ -114,7 +164,8 @@ struct OperationValidator: Sendable {
                     message: "content type '\(contentType.isEmpty ? "(none)" : contentType)' is not one of \(known)"))
             return
         }
-        guard let schema = media.schema else { return }
+        // Read in place from the operation: the media type's fields are not copied out.
+        guard let schema = bodyMedia[mediaIndex].media.schema else { return }
         let instance: JSONValue
         if Self.isJSON(contentType) {
             // The usual case, a valid body, is settled on its bytes without a tree; anything else is read as one.
@@ -152,7 +203,7 @@ struct OperationValidator: Sendable {
             instance = Self.form(parts, fields: multipartFields)
         } else if contentType.hasPrefix("text/") {
             // Text is read as the schema's type, as a parameter is: `42` is an integer where the schema wants one.
-            let types = textTypes.first { $0.contentType == media.contentType }?.types ?? []
+            let types = textTypes.first { $0.contentType == bodyMedia[mediaIndex].media.contentType }?.types ?? []
             switch ParameterReader.scalar(String(decoding: request.body, as: UTF8.self), types: types) {
             case .value(let value):
                 instance = value
@@ -216,7 +267,7 @@ struct OperationValidator: Sendable {
         var violations: [ContractViolation] = []
         for reader in readers {
             let name = reader.parameter.name
-            switch reader.read(query: [], headers: headers, cookies: [], pathValue: nil) {
+            switch reader.read(rawQuery: "", query: [], headers: headers, cookies: [], pathValue: nil) {
             case .absent:
                 if reader.parameter.isRequired {
                     violations.append(
@@ -290,6 +341,13 @@ struct OperationValidator: Sendable {
         if let exact = content.first(where: { mediaType($0.contentType) == contentType }) { return exact }
         let family = (contentType.split(separator: "/").first ?? "") + "/*"
         return content.first { mediaType($0.contentType) == family } ?? content.first { $0.contentType == "*/*" }
+    }
+
+    /// The same, over media types whose `mediaType` is already worked out: the index of the one found.
+    static func media(for contentType: String, in content: [(type: String, media: OpenAPIMediaType)]) -> Int? {
+        if let exact = content.firstIndex(where: { $0.type == contentType }) { return exact }
+        let family = (contentType.split(separator: "/").first ?? "") + "/*"
+        return content.firstIndex { $0.type == family } ?? content.firstIndex { $0.media.contentType == "*/*" }
     }
 
     static func isJSON(_ contentType: String) -> Bool {

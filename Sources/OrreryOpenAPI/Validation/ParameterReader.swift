@@ -3,7 +3,8 @@ import OrreryCore
 
 /// A parameter prepared at load for reading its text from a request: its serialization, and the types its schema
 /// (its items', its properties') asks for, so that `5` is read as a number where the schema wants an integer.
-struct ParameterReader: Sendable {
+/// A class: every request reads each of an operation's readers in place, where a value was copied.
+final class ParameterReader: Sendable {
     let parameter: OpenAPIParameter
     let types: [String]
     let itemTypes: [String]
@@ -25,9 +26,17 @@ struct ParameterReader: Sendable {
             }
         }
         self.properties = properties
+        acceptsAnyString = Self.isAnyString(source.schema(at: location), at: location)
         isJSONContent = location.contains("/content/")
         isArray = types.contains("array")
         isObject = types.contains("object") && !isJSONContent
+        readsString = types.isEmpty || types.contains("string")
+        asciiName = parameter.name.utf8.allSatisfy { $0 < 0x80 } ? Array(parameter.name.utf8) : nil
+        isPlainSimple =
+            readsString && !isArray && !isObject && !isJSONContent && parameter.style != "label"
+            && parameter.style != "matrix"
+        readsWholeQuery =
+            parameter.style == "deepObject" || (isObject && parameter.style == "form" && parameter.explode)
     }
 
     enum Reading {
@@ -38,7 +47,12 @@ struct ParameterReader: Sendable {
     }
 
     /// Reads the parameter from the request; `pathValue` is its raw path segment value for path parameters.
-    func read(query: [QueryItem], headers: HTTPHeaders, cookies: [(String, String)], pathValue: String?) -> Reading {
+    /// `query` is the whole query decoded when `readsWholeQuery`; else the parameter's values are read from
+    /// `rawQuery`.
+    func read(
+        rawQuery: Substring, query: [QueryItem], headers: HTTPHeaders, cookies: [(String, String)],
+        pathValue: String?
+    ) -> Reading {
         let name = parameter.name
         switch parameter.location {
         case .path:
@@ -52,11 +66,13 @@ struct ParameterReader: Sendable {
             guard let value = cookies.first(where: { $0.0 == name })?.1 else { return .absent }
             return readDelimited(value, separator: ",", explodedPairs: false)
         case .query:
-            return readQuery(query)
+            return readQuery(rawQuery: rawQuery, query: query)
         }
     }
 
     private func readPath(_ raw: String) -> Reading {
+        // The usual one: `simple`, a scalar the schema reads as a string, nothing to decode.
+        if isPlainSimple && !Self.hasEscape(raw) { return .value(.string(raw)) }
         var text = raw
         switch parameter.style {
         case "label":
@@ -95,7 +111,7 @@ struct ParameterReader: Sendable {
         }
     }
 
-    private func readQuery(_ query: [QueryItem]) -> Reading {
+    private func readQuery(rawQuery: Substring, query: [QueryItem]) -> Reading {
         let name = parameter.name
         if parameter.style == "deepObject" {
             let prefix = name + "["
@@ -110,25 +126,136 @@ struct ParameterReader: Sendable {
             let pairs = query.filter { known.contains($0.name) }.map { ($0.name, $0.value) }
             return pairs.isEmpty ? .absent : object(pairs)
         }
-        let values = query.filter { $0.name == name }.map(\.value)
-        guard !values.isEmpty else { return .absent }
-        if isArray {
-            switch parameter.style {
-            case "spaceDelimited": return items(values.flatMap { $0.split(separator: " ").map(String.init) })
-            case "pipeDelimited": return items(values.flatMap { $0.split(separator: "|").map(String.init) })
-            default:
-                if parameter.explode { return items(values) }
-                return items(
-                    values.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) })
-            }
+        // Only this name's values decoded, as the whole query decoded would give them; the first alone (no list
+        // made) unless an array.
+        if !isArray {
+            guard let value = firstQueryValue(rawQuery) else { return .absent }
+            if isObject { return readDelimited(value, separator: ",", explodedPairs: false) }
+            return readsString ? .value(.string(value)) : Self.scalar(value, types: types)
         }
-        if isObject { return readDelimited(values[0], separator: ",", explodedPairs: false) }
-        return Self.scalar(values[0], types: types)
+        let values = queryValues(rawQuery)
+        guard !values.isEmpty else { return .absent }
+        switch parameter.style {
+        case "spaceDelimited": return items(values.flatMap { $0.split(separator: " ").map(String.init) })
+        case "pipeDelimited": return items(values.flatMap { $0.split(separator: "|").map(String.init) })
+        default:
+            if parameter.explode { return items(values) }
+            return items(values.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) })
+        }
+    }
+
+    /// The decoded values of the query's parameters with this one's name, in order: what the query decoded whole
+    /// gives for the name, read over its bytes in place, with only this name's values decoded (a value with no `%`
+    /// or `+` made from its bytes as it is).
+    private func queryValues(_ rawQuery: Substring) -> [String] {
+        guard let asciiName else { return PercentDecoding.queryValues(named: parameter.name, in: rawQuery) }
+        return Self.withBytes(rawQuery) { bytes in
+            var values: [String] = []
+            var offset = 0
+            while let (value, next) = Self.nextValue(named: asciiName, parameter.name, in: bytes, from: offset) {
+                values.append(value)
+                offset = next
+            }
+            return values
+        }
+    }
+
+    /// The first of them, without a list.
+    private func firstQueryValue(_ rawQuery: Substring) -> String? {
+        guard let asciiName else {
+            return PercentDecoding.queryValues(named: parameter.name, in: rawQuery, limit: 1).first
+        }
+        return Self.withBytes(rawQuery) { Self.nextValue(named: asciiName, parameter.name, in: $0, from: 0)?.value }
+    }
+
+    /// The query's bytes in place (a copy only for text not stored contiguously).
+    private static func withBytes<Result>(_ text: Substring, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
+        return Array(text.utf8).withUnsafeBufferPointer(body)
+    }
+
+    /// The first value from `start` on, decoded, and where the pair after it starts; nil when there is none. The
+    /// query's pairs are split at `&`, a pair's name and value at its first `=` (a name without one has an empty
+    /// value), empty pairs skipped; a name with an escape, a `+` or text beyond ASCII is decoded and compared as a
+    /// string, as the whole query decoded would be.
+    private static func nextValue(
+        named nameBytes: [UInt8], _ name: String, in bytes: UnsafeBufferPointer<UInt8>, from offset: Int
+    ) -> (value: String, next: Int)? {
+        var start = offset
+        while start < bytes.count {
+            var end = start
+            var equals = -1
+            var isNameEncoded = false
+            var isValueEncoded = false
+            while end < bytes.count && bytes[end] != UInt8(ascii: "&") {
+                let byte = bytes[end]
+                if equals < 0 && byte == UInt8(ascii: "=") {
+                    equals = end
+                } else if byte == UInt8(ascii: "%") || byte == UInt8(ascii: "+") || byte >= 0x80 {
+                    if equals < 0 { isNameEncoded = true } else { isValueEncoded = true }
+                }
+                end += 1
+            }
+            let nameEnd = equals < 0 ? end : equals
+            let matches =
+                isNameEncoded
+                ? PercentDecoding.decode(text(bytes, start..<nameEnd), plusAsSpace: true) == name
+                : nameEnd - start == nameBytes.count
+                    && nameBytes.indices.allSatisfy { nameBytes[$0] == bytes[start + $0] }
+            if start != end && matches {
+                guard equals >= 0 else { return ("", end + 1) }
+                let raw = text(bytes, equals + 1..<end)
+                return (isValueEncoded ? PercentDecoding.decode(raw, plusAsSpace: true) : raw, end + 1)
+            }
+            start = end + 1
+        }
+        return nil
+    }
+
+    private static func text(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+    }
+
+    /// The name's bytes, for comparing a query's names in place; nil for a name beyond ASCII (compared as a
+    /// decoded string, canonically).
+    private let asciiName: [UInt8]?
+
+    /// The schema says no more than `type: string` (with annotations): every string satisfies it, and a string
+    /// value is not run through it.
+    let acceptsAnyString: Bool
+
+    /// Keywords that describe and constrain nothing.
+    private static let annotations: Set<String> = [
+        "type", "title", "description", "example", "examples", "default", "deprecated", "$comment",
+    ]
+
+    /// Whether the schema (as written at `location`, not reached through a `$ref`) is `type: string` and
+    /// annotations alone.
+    private static func isAnyString(_ found: (value: JSONValue, location: String)?, at location: String) -> Bool {
+        guard let found, found.location == location, case .string("string")? = found.value["type"],
+            let members = found.value.objectMembers
+        else { return false }
+        return members.allSatisfy { annotations.contains($0.0) }
     }
 
     /// Worked out once: every request asks them of every parameter.
     private let isArray: Bool
     private let isObject: Bool
+    /// The schema names no type or allows a string: text is read as it is.
+    private let readsString: Bool
+    /// Whether the parameter reads the query's items whole (an object's properties, by their own names).
+    let readsWholeQuery: Bool
+    /// A scalar in the `simple` style read as the text itself.
+    private let isPlainSimple: Bool
+
+    /// A value in the `simple` style read as it is, where any string will do: one without an escape needs
+    /// neither reading nor checking.
+    var takesAnyPlainValue: Bool { isPlainSimple && acceptsAnyString }
+
+    static func hasEscape(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { $0.contains(UInt8(ascii: "%")) }
+    }
 
     /// A value written with a separator: a scalar, the items of an array, or an object's pairs (`k=v` when
     /// exploded, `k,v` when not).
@@ -152,7 +279,7 @@ struct ParameterReader: Sendable {
             }
             return object(pairs)
         }
-        return Self.scalar(text, types: types)
+        return readsString ? .value(.string(text)) : Self.scalar(text, types: types)
     }
 
     private func items(_ texts: [String]) -> Reading {

@@ -81,14 +81,14 @@ struct SecurityRequirement: Sendable {
     }
 
     /// The credentials missing from the closest alternative; empty when one alternative is complete.
-    func missing(query: [QueryItem], headers: HTTPHeaders, cookies: [(String, String)]) -> [Credential] {
+    func missing(rawQuery: Substring, headers: HTTPHeaders, cookies: [(String, String)]) -> [Credential] {
         guard !alternatives.isEmpty else { return [] }
         var fewest: [Credential]?
         for alternative in alternatives {
             let missing = alternative.filter { credential in
                 switch credential {
                 case .header(let name): headers.first(named: name) == nil
-                case .query(let name): !query.contains { $0.name == name }
+                case .query(let name): PercentDecoding.firstQueryValue(named: name, in: rawQuery) == nil
                 case .cookie(let name): !cookies.contains { $0.0 == name }
                 case .authorization(let scheme):
                     !(headers.first(named: "Authorization")?.lowercased().hasPrefix(scheme.lowercased() + " ") ?? false)

@@ -111,23 +111,25 @@ final class Pipeline {
         }
         // A GraphQL batch no stub takes whole is answered operation by operation; a miss explains the first
         // operation no stub answers.
-        var missed = request
+        // Nil for the request itself: a copy of it, made up front, was retained field by field and released on
+        // every request a spec or an upstream answers.
+        var missedOperation: HTTPRequest?
         switch Self.graphQLBatch(request, scheme: scheme, in: session, index: index, budget: templateBudget) {
         case .answered(let reply)?: return reply
-        case .missed(let operation)?: missed = operation
+        case .missed(let operation)?: missedOperation = operation
         case nil: break
         }
-        if let openAPI, let answer = openAPI.answer(request) { return .openAPI(answer) }
+        if let openAPI, let answer = openAPI.answer(request) { return .spec(answer) }
         if speaksWireMock, let target = session.wireMockRecording.target {
             return recordingForward(target)
         }
         if let environments, let plan = ProxyForwarder.plan(request, environments: environments, via: via) { return plan }
-        if let openAPI { return .openAPI(openAPI.notFound(request)) }
+        if let openAPI { return .spec(openAPI.notFound(request)) }
         if request.path == "/favicon.ico", request.method == "GET" || request.method == "HEAD" {
             // A browser asks for it on its own: an empty answer, not a miss in the journal.
             return .made(Response(status: 204, headers: HTTPHeaders(), body: Payload([UInt8]())), outcome: nil)
         }
-        let nearMisses = session.nearMisses(missed, shared: index)
+        let nearMisses = session.nearMisses(missedOperation ?? request, shared: index)
         let closest = Self.closestStubs(nearMisses)
         if speaksWireMock {
             let hasStubs = session.stubs.visibleCount(shared: index) > 0

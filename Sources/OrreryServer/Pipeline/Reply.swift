@@ -1,5 +1,6 @@
 import OrreryCore
 import OrreryEvent
+import OrreryOpenAPI
 
 /// What the pipeline decided to answer a request with, as a value. `ReplyExecutor` carries it out and journals it,
 /// so no path can forget the journal or answer twice.
@@ -7,6 +8,9 @@ enum Reply {
     /// A stub's answer as prepared when the stubs loaded (encoded, compressed), sent as it is: the request path's
     /// usual case, which makes and copies nothing.
     case stub(IndexedStub, PreparedResponse)
+    /// A spec's answer (`--openapi`), sent as the spec prepared it and journaled from it: as a stub's, no answer
+    /// object or journal record is made for it.
+    case spec(OpenAPIAnswer)
     /// An answer to send once: a stub's dynamic one (rendered, delayed or cut for this request), or one made for it
     /// (a miss, an error, an admin answer).
     case answer(Answer)

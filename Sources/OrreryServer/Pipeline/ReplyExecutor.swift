@@ -1,6 +1,7 @@
 import Foundation
 import OrreryCore
 import OrreryEvent
+import OrreryOpenAPI
 
 /// Carries out the pipeline's replies on one event loop: journals each exchange (before its answer goes out, so a
 /// client that has its answer finds it in the journal) and sends the answer once, after its delay, at its bandwidth
@@ -26,6 +27,13 @@ struct ReplyExecutor {
                 log(prepared, of: entry, for: exchange)
                 exchange.responder.send(encoded)
             }
+        case .spec(let answer):
+            metrics?.answered(.spec, status: answer.status, kind: exchange.sessionKind, startedAt: exchange.arrivedAt)
+            serviceLogger.log(
+                exchange, status: answer.status, headers: answer.headers, body: answer.body,
+                outcome: .spec(operationId: answer.operationId, source: answer.source),
+                contractViolations: answer.violations.isEmpty ? nil : .array(answer.violations.map(\.json)))
+            exchange.responder.send(answer.encoded)
         case .answer(let answer):
             if answer.delayMilliseconds > 0 {
                 exchange.responder.after(milliseconds: answer.delayMilliseconds) { send(answer, for: exchange) }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import OrreryCore
 import OrreryEvent
+import OrreryOpenAPI
 
 /// Where an HTTP/1 connection's requests enter the pipeline: each is framed into a `PipelineRequest`, decided by
 /// `Pipeline`, and carried out by `ReplyExecutor` on the request's responder.
@@ -44,6 +45,7 @@ final class RequestPipeline: HTTPRequestHandler {
         guard let session = decision.session else {
             // Not traffic of any session: nothing to journal.
             if case .answer(let answer) = decision.reply { responder.send(answer.response) }
+            if case .spec(let answer) = decision.reply { responder.send(answer.encoded) }
             return
         }
         let exchange = Exchange(
@@ -61,6 +63,8 @@ final class RequestPipeline: HTTPRequestHandler {
         switch reply {
         case .stub(let entry, let prepared):
             logger.debug("\(request.method) \(request.target) -> \(prepared.status) from stub \(entry.stub.label)")
+        case .spec(let answer):
+            logger.debug("\(request.method) \(request.target) -> \(answer.status)")
         case .answer(let answer):
             guard let record = answer.record else { return }
             guard case .stub(let id, let name, let location) = record.outcome else {

@@ -93,6 +93,9 @@ final class PipelineHarness {
         if case .stub(_, let prepared) = decision.reply {
             return (prepared.status, prepared.body.text)
         }
+        if case .spec(let answer) = decision.reply {
+            return (answer.status, answer.body.text)
+        }
         guard case .answer(let answer) = decision.reply else {
             Issue.record("\(method) \(target) is not answered: \(decision.reply)", sourceLocation: sourceLocation)
             return (0, "")
