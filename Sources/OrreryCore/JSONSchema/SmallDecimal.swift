@@ -66,12 +66,14 @@ struct SmallDecimal: Sendable {
     }
 
     /// -1, 0 or 1; nil when the comparison needs more than 64 bits.
+    @inline(__always)
     static func compare(_ a: SmallDecimal, _ b: SmallDecimal) -> Int? {
         guard let (left, right) = aligned(a, b) else { return nil }
         return left < right ? -1 : left == right ? 0 : 1
     }
 
     /// Whether `value / step` is an integer; nil when that needs more than 64 bits.
+    @inline(__always)
     static func isMultiple(_ value: SmallDecimal, of step: SmallDecimal) -> Bool? {
         guard let (left, right) = aligned(value, step), right != 0 else { return nil }
         return left % right == 0
