@@ -422,9 +422,15 @@ struct SchemaByteCheck {
         let name = tables.names[position]
         let bytes = parser.bytes
         let end = start &+ name.count
-        guard name.isPlain, end < bytes.count, bytes[end] == UInt8(ascii: "\""),
-            Self.word(bytes, start..<end) == name.word
-        else { return false }
+        guard end < bytes.count, bytes[end] == UInt8(ascii: "\"") else { return false }
+        // Eight bytes follow the key's start but where the body ends within a short key's last bytes.
+        let loaded: UInt64
+        if start &+ 8 <= bytes.count, let base = bytes.baseAddress {
+            loaded = UInt64(littleEndian: UnsafeRawPointer(base + start).loadUnaligned(as: UInt64.self))
+        } else {
+            loaded = Self.word(bytes, start..<end)
+        }
+        guard loaded & name.mask == name.word else { return false }
         guard name.count > 8 else { return true }
         var offset = 8
         while offset < name.count {

@@ -62,9 +62,10 @@ final class SchemaByteShapes: @unchecked Sendable {
         var node: Int
         var isReadOnly: Bool
         var isWriteOnly: Bool
-        /// Whether a key written as the name's bytes between quotes is the name: printable ASCII, no `"` or `\`
-        /// (else the key needs an escape, and the check leaves it to the tree).
-        var isPlain: Bool
+        /// The bits of a key's first eight bytes (read as one word) that `word` is compared with: the name's own
+        /// bytes. Zero for a name a key cannot be written as plainly, between quotes (not printable ASCII, or a
+        /// `"` or `\`, which need an escape the check leaves to the tree): its `word` is then never met.
+        var mask: UInt64
     }
 
     struct Shape: Sendable {
@@ -116,12 +117,15 @@ final class SchemaByteShapes: @unchecked Sendable {
         func name(_ text: String, node: Int) -> Name {
             let start = bytes.count
             bytes.append(contentsOf: text.utf8)
+            let count = bytes.count - start
+            let isPlain = text.utf8.allSatisfy {
+                $0 >= 0x20 && $0 < 0x80 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\")
+            }
+            let mask: UInt64 = count >= 8 ? .max : (1 << UInt64(count * 8)) - 1
             return Name(
-                start: start, count: bytes.count - start, word: Self.word(text.utf8.prefix(8)), node: node,
+                start: start, count: count, word: isPlain ? Self.word(text.utf8.prefix(8)) : .max, node: node,
                 isReadOnly: requests.isExcludedByDirection(node), isWriteOnly: responses.isExcludedByDirection(node),
-                isPlain: text.utf8.allSatisfy {
-                    $0 >= 0x20 && $0 < 0x80 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\")
-                })
+                mask: isPlain ? mask : 0)
         }
         for node in nodes {
             var shape = Shape()
