@@ -128,9 +128,9 @@ final class OperationValidator: Sendable {
                 verdict.violations.append(
                     ContractViolation(location: parameter.location.rawValue, pointer: pointer, message: why))
             case .value(let value):
-                // A string where any string will do is settled here; else without collecting anything for the usual
-                // valid value, the violations only for another.
-                if reader.acceptsAnyString, case .string = value { continue }
+                // A string where any string will do (a boolean where any boolean will) is settled here; else
+                // without collecting anything for the usual valid value, the violations only for another.
+                if reader.acceptsByType(value) { continue }
                 guard let schema = reader.parameter.schema, !schema.isValid(value, direction: .request) else {
                     continue
                 }

@@ -26,7 +26,7 @@ final class ParameterReader: Sendable {
             }
         }
         self.properties = properties
-        acceptsAnyString = Self.isAnyString(source.schema(at: location), at: location)
+        acceptedType = Self.onlyType(source.schema(at: location), at: location)
         isJSONContent = location.contains("/content/")
         isArray = types.contains("array")
         isObject = types.contains("object") && !isJSONContent
@@ -220,22 +220,34 @@ final class ParameterReader: Sendable {
     /// decoded string, canonically).
     private let asciiName: [UInt8]?
 
-    /// The schema says no more than `type: string` (with annotations): every string satisfies it, and a string
-    /// value is not run through it.
-    let acceptsAnyString: Bool
+    /// The schema says no more than `type: string` or `type: boolean` (with annotations): every value of that
+    /// type satisfies it, and is not run through it.
+    private let acceptedType: String?
+
+    var acceptsAnyString: Bool { acceptedType == "string" }
+
+    /// Whether the schema holds for the value on its type alone.
+    func acceptsByType(_ value: JSONValue) -> Bool {
+        switch value {
+        case .string: acceptedType == "string"
+        case .bool: acceptedType == "boolean"
+        default: false
+        }
+    }
 
     /// Keywords that describe and constrain nothing.
     private static let annotations: Set<String> = [
         "type", "title", "description", "example", "examples", "default", "deprecated", "$comment",
     ]
 
-    /// Whether the schema (as written at `location`, not reached through a `$ref`) is `type: string` and
-    /// annotations alone.
-    private static func isAnyString(_ found: (value: JSONValue, location: String)?, at location: String) -> Bool {
-        guard let found, found.location == location, case .string("string")? = found.value["type"],
-            let members = found.value.objectMembers
-        else { return false }
-        return members.allSatisfy { annotations.contains($0.0) }
+    /// The type, when the schema (as written at `location`, not reached through a `$ref`) is `type: string` or
+    /// `type: boolean` and annotations alone.
+    private static func onlyType(_ found: (value: JSONValue, location: String)?, at location: String) -> String? {
+        guard let found, found.location == location, case .string(let type)? = found.value["type"],
+            type == "string" || type == "boolean", let members = found.value.objectMembers,
+            members.allSatisfy({ annotations.contains($0.0) })
+        else { return nil }
+        return type
     }
 
     /// Worked out once: every request asks them of every parameter.
