@@ -274,7 +274,7 @@ public struct StubTable: Sendable {
             }
         }
         if let bestTemplateRank, best.map({ bestTemplateRank < $0.rank }) ?? true,
-            let found = templateMatch(pointer.pointee, method: method, answers: answers),
+            let found = templateMatch(path: pointer.pointee.path, method: method, answers: answers),
             best.map({ found.rank < $0.rank }) ?? true
         {
             best = found
@@ -311,11 +311,10 @@ public struct StubTable: Sendable {
 
     /// The best template stub that answers: only the buckets of the request's own segment count and path prefixes
     /// are looked at, found in one pass over the path.
-    private func templateMatch(
-        _ request: HTTPRequest, method: String, answers: (IndexedStub) -> Bool
-    ) -> IndexedStub? {
-        // Over the path's bytes in place: walking a String's UTF-8 view paid for an index step per byte.
-        request.path.withUTF8Bytes { templateMatch(path: $0, method: method, answers: answers) }
+    private func templateMatch(path: String, method: String, answers: (IndexedStub) -> Bool) -> IndexedStub? {
+        // Over the path's bytes in place: walking a String's UTF-8 view paid for an index step per byte. (The path
+        // alone is passed: a copy of the whole request would retain and release each of its fields.)
+        path.withUTF8Bytes { templateMatch(path: $0, method: method, answers: answers) }
     }
 
     private func templateMatch(
