@@ -39,10 +39,12 @@ struct HTTPRequestTests {
         arguments: [
             "q=a+b%26c&tag=1&tag=2&flag&=empty", "%74ag=x&t%61g=y&tag", "a+b=1&a%20b=2&a b=3", "&&x=%zz&&x=%4", "",
             "name=Ada%20Lovelace", "=&==&x==1", "caf%C3%A9=%C3%A9t%C3%A9&caf%e9=bad",
+            // Written beyond ASCII, unencoded: compared canonically (é precomposed and decomposed, the Kelvin sign).
+            "caf\u{E9}=1&cafe\u{301}=2&K=3&\u{212A}=4",
         ])
     func queryValuesByName(query: String) {
         let request = HTTPRequest.make(target: "/s?" + query)
-        let names = Set(request.query.map(\.name)).union(["tag", "x", "a b", "missing", "", "café"])
+        let names = Set(request.query.map(\.name)).union(["tag", "x", "a b", "missing", "", "café", "K", "\u{212A}"])
         for name in names {
             let expected = request.query.filter { $0.name == name }.map(\.value)
             #expect(request.queryValues(named: name) == expected, "\(name) in \(query)")

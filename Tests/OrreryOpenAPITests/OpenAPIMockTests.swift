@@ -7,28 +7,17 @@ import Testing
 /// the base path and the route index (the live tests in OrreryEndToEndTests send real requests).
 @Suite("OpenAPI mock: requests as values")
 struct OpenAPIMockTests {
-    static let mock: OpenAPIMock = {
-        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/openapi/styles-3.0.yaml").path
-        // A fixture that does not load fails every test below with its error.
-        let spec = (try? OpenAPISpecLoader.load(path: path)).map { [$0] } ?? []
-        return OpenAPIMock(specs: spec)
-    }()
+    static let mock = OpenAPIFixtures.mock("styles-3.0.yaml")
 
     static func answer(_ target: String, method: String = "GET", headers: HTTPHeaders = [:], body: String = "")
         -> OpenAPIAnswer?
     {
-        mock.answer(HTTPRequest(method: method, target: target, headers: headers, body: Array(body.utf8)))
+        OpenAPIFixtures.answer(mock, target, method: method, headers: headers, body: body)
     }
 
     /// The problem's errors as `location pointer: message`.
     static func errors(_ answer: OpenAPIAnswer?) -> [String] {
-        guard let answer, case .array(let errors)? = try? JSONValue.parse(answer.body.bytes)["errors"] else {
-            return []
-        }
-        return errors.map {
-            "\($0["location"]?.stringValue ?? "") \($0["pointer"]?.stringValue ?? ""): \($0["message"]?.stringValue ?? "")"
-        }
+        OpenAPIFixtures.errors(answer, withMessages: true)
     }
 
     @Test("The base path is the servers' path; literal segments win over parameters; 404 and 405 come from the index")

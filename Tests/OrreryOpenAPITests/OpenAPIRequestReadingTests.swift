@@ -9,26 +9,17 @@ import Testing
 /// the decoded request says.
 @Suite("OpenAPI mock: reading paths, queries and media types")
 struct OpenAPIRequestReadingTests {
-    static let mock: OpenAPIMock = {
-        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/openapi/reading-3.0.yaml").path
-        // A fixture that does not load fails every test below with its error.
-        let spec = (try? OpenAPISpecLoader.load(path: path)).map { [$0] } ?? []
-        return OpenAPIMock(specs: spec)
-    }()
+    static let mock = OpenAPIFixtures.mock("reading-3.0.yaml")
 
     static func answer(_ target: String, method: String = "GET", headers: HTTPHeaders = [:], body: String = "")
         -> OpenAPIAnswer?
     {
-        mock.answer(HTTPRequest(method: method, target: target, headers: headers, body: Array(body.utf8)))
+        OpenAPIFixtures.answer(mock, target, method: method, headers: headers, body: body)
     }
 
     /// The problem's errors as `location pointer`.
     static func pointers(_ answer: OpenAPIAnswer?) -> [String] {
-        guard let answer, case .array(let errors)? = try? JSONValue.parse(answer.body.bytes)["errors"] else {
-            return []
-        }
-        return errors.map { "\($0["location"]?.stringValue ?? "") \($0["pointer"]?.stringValue ?? "")" }
+        OpenAPIFixtures.errors(answer, withMessages: false)
     }
 
     @Test("A path value is decoded after the path is split: %2F is a slash in the value, not a separator")

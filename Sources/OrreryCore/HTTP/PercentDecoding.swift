@@ -85,11 +85,14 @@ public enum PercentDecoding {
     /// in place: templates ask this on every answer.
     private static func forEachRawValue(named name: String, in query: Substring, _ body: (Substring) -> Bool) {
         guard !query.isEmpty else { return }
+        // Names beyond ASCII (either side) are compared as strings, canonically, as the query decoded whole would be.
+        let isNameASCII = name.utf8.allSatisfy { $0 < 0x80 }
         query.withUTF8Bytes { bytes in
             forEachPair(bytes) { nameRange, valueRange in
                 let encoded = bytes[nameRange]
                 let matches =
-                    encoded.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }
+                    !isNameASCII
+                        || encoded.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") || $0 >= 0x80 }
                     ? decode(query.slice(utf8Offsets: nameRange), plusAsSpace: true) == name
                     : encoded.elementsEqual(name.utf8)
                 return matches ? body(query.slice(utf8Offsets: valueRange)) : true

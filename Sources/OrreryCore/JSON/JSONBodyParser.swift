@@ -29,12 +29,21 @@ package enum JSONBodyParser {
 
         @inline(__always)
         mutating func skipWhitespace() {
+            index = Self.firstNonWhitespace(bytes, from: index)
+        }
+
+        /// The index of the first byte from `index` on that is not JSON whitespace (for a reader that keeps its
+        /// index in a local).
+        @inline(__always)
+        static func firstNonWhitespace(_ bytes: UnsafeBufferPointer<UInt8>, from index: Int) -> Int {
+            var index = index
             while index < bytes.count {
                 switch bytes[index] {
                 case 0x20, 0x09, 0x0A, 0x0D: index += 1
-                default: return
+                default: return index
                 }
             }
+            return index
         }
 
         mutating func value(depth: Int) -> JSONValue? {

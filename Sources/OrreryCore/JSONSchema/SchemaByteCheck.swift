@@ -281,7 +281,7 @@ struct SchemaByteCheck {
         let inner = frames + 1
         let bytes = parser.bytes
         // The index is a local between members (a register, where the parser's is written to memory at each step).
-        var index = Self.skipWhitespace(bytes, from: parser.index + 1)
+        var index = JSONBodyParser.Parser.firstNonWhitespace(bytes, from: parser.index + 1)
         let base = keys.count
         defer { if keys.count > base { keys.removeLast(keys.count - base) } }
         // The keys `properties` names, as bits by position: a bit seen twice is a duplicate key.
@@ -330,14 +330,14 @@ struct SchemaByteCheck {
                         child = additional
                     }
                 }
-                index = Self.skipWhitespace(bytes, from: index)
+                index = JSONBodyParser.Parser.firstNonWhitespace(bytes, from: index)
                 guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return false }
                 parser.index = index + 1
                 guard member(child, frames: inner, depth: depth + 1) else { return false }
-                index = Self.skipWhitespace(bytes, from: parser.index)
+                index = JSONBodyParser.Parser.firstNonWhitespace(bytes, from: parser.index)
                 guard index < bytes.count else { return false }
                 if bytes[index] == UInt8(ascii: ",") {
-                    index = Self.skipWhitespace(bytes, from: index + 1)
+                    index = JSONBodyParser.Parser.firstNonWhitespace(bytes, from: index + 1)
                 } else if bytes[index] == UInt8(ascii: "}") {
                     parser.index = index + 1
                     break
@@ -400,19 +400,6 @@ struct SchemaByteCheck {
             }
         }
         return count >= shape.pointee.minItems && count <= shape.pointee.maxItems
-    }
-
-    /// The index of the first byte from `index` on that is not JSON whitespace.
-    @inline(__always)
-    private static func skipWhitespace(_ bytes: UnsafeBufferPointer<UInt8>, from index: Int) -> Int {
-        var index = index
-        while index < bytes.count {
-            switch bytes[index] {
-            case 0x20, 0x09, 0x0A, 0x0D: index += 1
-            default: return index
-            }
-        }
-        return index
     }
 
     /// Whether the body's key starting at `start` (after its opening quote) is the plain name at `position` of

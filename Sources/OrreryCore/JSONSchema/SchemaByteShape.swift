@@ -50,6 +50,17 @@ final class SchemaByteShapes: @unchecked Sendable {
         var hasNumberTests = false
         /// Whether a string's length or text is tested.
         var hasStringTests = false
+
+        /// Takes a bound: one too large for a `SmallDecimal` leaves numbers to the evaluation, a second of the same
+        /// kind every scalar.
+        mutating func set(_ bound: DecimalNumber, at field: WritableKeyPath<ScalarPlan, SmallDecimal?>) {
+            guard let small = bound.small else {
+                numberNeedsValue = true
+                return
+            }
+            if self[keyPath: field] != nil { needsValue = true }
+            self[keyPath: field] = small
+        }
     }
 
     /// A name in `bytes`: a property's (with its schema and flags) or a required one.
@@ -169,29 +180,9 @@ final class SchemaByteShapes: @unchecked Sendable {
                     plan.patterns = plan.patterns.lowerBound..<patterns.count
                     plan.hasStringTests = true
                 case .minimum(let bound, let isExclusive):
-                    guard let small = bound.small else {
-                        plan.numberNeedsValue = true
-                        continue
-                    }
-                    if isExclusive {
-                        if plan.exclusiveMinimum != nil { plan.needsValue = true }
-                        plan.exclusiveMinimum = small
-                    } else {
-                        if plan.minimum != nil { plan.needsValue = true }
-                        plan.minimum = small
-                    }
+                    plan.set(bound, at: isExclusive ? \.exclusiveMinimum : \.minimum)
                 case .maximum(let bound, let isExclusive):
-                    guard let small = bound.small else {
-                        plan.numberNeedsValue = true
-                        continue
-                    }
-                    if isExclusive {
-                        if plan.exclusiveMaximum != nil { plan.needsValue = true }
-                        plan.exclusiveMaximum = small
-                    } else {
-                        if plan.maximum != nil { plan.needsValue = true }
-                        plan.maximum = small
-                    }
+                    plan.set(bound, at: isExclusive ? \.exclusiveMaximum : \.maximum)
                 case .multipleOf(let step):
                     if hasMultipleOf { plan.needsValue = true }
                     hasMultipleOf = true

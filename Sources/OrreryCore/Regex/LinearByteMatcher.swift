@@ -149,7 +149,7 @@ struct LinearByteMatcher: Sendable {
             var offset = 0
             while offset < text.count {
                 let byte = text[offset]
-                if byte >= 0x80 || byte &- 0x0A < 4 { return nil }
+                if !Self.isPlain(byte) { return nil }
                 let start: UInt64 = isAnchoredAtStart && offset > 0 ? 0 : first
                 live = ((live &<< 1) | (live & repeating) | start) & accepting[Int(byte)]
                 offset += 1
@@ -166,7 +166,7 @@ struct LinearByteMatcher: Sendable {
         return accepting.withUnsafeBufferPointer { accepting in
             for offset in 0..<length {
                 let byte = text[offset]
-                if byte >= 0x80 || byte &- 0x0A < 4 { return nil }
+                if !Self.isPlain(byte) { return nil }
                 if accepting[Int(byte)] & (1 &<< UInt64(offset)) == 0 {
                     return Self.isPlain(text[(offset + 1)...]) ? false : nil
                 }
@@ -177,8 +177,13 @@ struct LinearByteMatcher: Sendable {
 
     /// Text this matcher answers for: ASCII with no line terminator.
     private static func isPlain(_ text: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
-        for byte in text where byte >= 0x80 || byte &- 0x0A < 4 { return false }
-        return true
+        text.allSatisfy { isPlain($0) }
+    }
+
+    /// ASCII and no line terminator (LF, VT, FF, CR).
+    @inline(__always)
+    private static func isPlain(_ byte: UInt8) -> Bool {
+        byte < 0x80 && byte &- 0x0A >= 4
     }
 
     private static func flatten(_ node: RegexNode) -> [RegexNode] {
