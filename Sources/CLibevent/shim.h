@@ -46,6 +46,19 @@ static inline struct evkeyval *CLibevent_headers_next(struct evkeyval *header) {
     return header->next.tqe_next;
 }
 
+// An OpenSSL bufferevent over a socket whose SSL reads ahead (SSL_set_read_ahead) may hold whole records beyond the
+// one it was asked for, and the socket, already read, will not announce them again: when OpenSSL holds any, the
+// bufferevent's read event is activated, which makes it read them. A filter reads on by itself, and its read event
+// is not set up; any other bufferevent has no SSL. The read event is the field of struct bufferevent after two
+// pointers (event2/bufferevent_struct.h, public and fixed in libevent 2.x); that header is not included here, since
+// it would make every bufferevent a complete type to Swift instead of an OpaquePointer.
+static inline void CLibevent_bufferevent_read_ahead_pending(struct bufferevent *bev) {
+    SSL *ssl = bufferevent_openssl_get_ssl(bev);
+    if (!ssl || bufferevent_get_underlying(bev) || !SSL_has_pending(ssl)) return;
+    struct event *read_event = (struct event *)((void **)bev + 2);
+    event_active(read_event, EV_READ, 0);
+}
+
 // SSL_set_tlsext_host_name is a macro over SSL_ctrl; SNI tells a TLS upstream which certificate to present.
 static inline long CLibevent_SSL_set_tlsext_host_name(SSL *ssl, const char *name) {
     return SSL_set_tlsext_host_name(ssl, name);

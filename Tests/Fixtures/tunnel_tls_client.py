@@ -10,6 +10,10 @@ memory BIOs), for the tests of what the proxy must cope with.
         COUNT connections one after the other (through CONNECT, or straight to a TLS port with `direct`), each
         offering the session of the one before; one GET /hello on each. `1.2`: TLS 1.2 at most.
         Prints {"reused": [bool, ...], "serials": [certificate serial, ...], "answers": [...]}.
+    tunnel_tls_client.py burst PORT CAFILE HOST PATH COUNT [tunnel|direct]
+        Ends the handshake and sends COUNT GET PATH, each in a TLS record of its own, in one write (the client's
+        Finished and every request together), waits a second before reading, then reads COUNT answers.
+        Prints {"answers": COUNT read, "distinct": [status and body, ...]}.
 
 The certificate chain is verified against CAFILE and the host name checked. Exits 1 with the error on stderr when
 something fails.
@@ -18,6 +22,8 @@ import json
 import socket
 import ssl
 import sys
+import threading
+import time
 
 
 class Tunnel:
@@ -91,6 +97,26 @@ class Tunnel:
             except ssl.SSLWantReadError:
                 self.fill()
 
+    def read_answers(self, count):
+        """Reads `count` answers with a Content-Length; returns the set of distinct "status body"."""
+        data, distinct, read = b"", set(), 0
+        while read < count:
+            while b"\r\n\r\n" in data:
+                head, rest = data.split(b"\r\n\r\n", 1)
+                length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                               if line.lower().startswith(b"content-length:")), 0)
+                if len(rest) < length:
+                    break
+                distinct.add("%s %s" % (head.split(b" ")[1].decode(), rest[:length].decode()))
+                data, read = rest[length:], read + 1
+            if read == count:
+                break
+            try:
+                data += self.tls.read(65536)
+            except ssl.SSLWantReadError:
+                self.fill()
+        return read, sorted(distinct)
+
     def close(self):
         try:
             self.tls.unwrap()
@@ -124,6 +150,26 @@ def main():
                 session = tunnel.tls.session
                 tunnel.close()
             print(json.dumps({"reused": reused, "serials": serials, "answers": answers}))
+        elif mode == "burst":
+            path, count = sys.argv[5], int(sys.argv[6])
+            tunnel = Tunnel(port, context, host, direct=len(sys.argv) > 7 and sys.argv[7] == "direct")
+            while True:  # the client's last flight is kept back, to go out with the requests
+                try:
+                    tunnel.tls.do_handshake()
+                    break
+                except ssl.SSLWantReadError:
+                    tunnel.flush()
+                    tunnel.fill()
+            for _ in range(count):
+                tunnel.tls.write(b"GET %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (path.encode(), host.encode()))
+            burst = tunnel.outgoing.read()
+            sender = threading.Thread(target=tunnel.socket.sendall, args=(burst,), daemon=True)
+            sender.start()
+            time.sleep(1)  # the answers fill the socket before the client reads any
+            read, distinct = tunnel.read_answers(count)
+            sender.join(10)
+            print(json.dumps({"answers": read, "distinct": distinct}))
+            tunnel.close()
         else:
             raise SystemExit("unknown mode " + mode)
     except (ssl.SSLError, OSError) as error:

@@ -179,9 +179,11 @@ struct ReplyKindTests {
     @Test("inside an intercepted tunnel the request is the absolute https URL it is for, default port left out")
     func interceptedRequest() {
         let request = HTTPRequest(method: "GET", target: "/v1?x=1", headers: ["Host": "api.example.com"])
-        let inside = PipelineRequest(request, scheme: "https", interceptedAuthority: "api.example.com:443")
+        let inside = PipelineRequest(
+            request, scheme: "https", intercepted: InterceptedOrigin(authority: "api.example.com:443"))
         #expect(inside.head.target == "https://api.example.com/v1?x=1" && inside.head.isAbsoluteForm)
-        let otherPort = PipelineRequest(request, scheme: "https", interceptedAuthority: "api.example.com:8443")
+        let otherPort = PipelineRequest(
+            request, scheme: "https", intercepted: InterceptedOrigin(authority: "api.example.com:8443"))
         #expect(otherPort.head.target == "https://api.example.com:8443/v1?x=1")
         #expect(PipelineRequest(request).head.target == "/v1?x=1")
         // Rewritten in place, the request reads as the same one parsed again from its absolute target.
@@ -191,7 +193,7 @@ struct ReplyKindTests {
         ] {
             let head = PipelineRequest(
                 HTTPRequest(method: "GET", target: target, headers: ["Host": "ignored"]),
-                interceptedAuthority: authority
+                intercepted: InterceptedOrigin(authority: authority)
             ).head
             let parsed = HTTPRequest(method: "GET", target: head.target, headers: ["Host": "ignored"])
             #expect(

@@ -98,6 +98,34 @@ struct HTTPSLiveTests {
         }
     }
 
+    @Test(
+        "requests that come together (with the handshake's end, each in its own record, one write) are all answered, on a tunnel and the TLS port, while the client does not read"
+    )
+    func requestsInOneWrite() async throws {
+        // 8 KB answers: 1,500 of them fill the socket, so that answers written with SSL_write straight to the
+        // socket meet a full one and go on through the bufferevent.
+        let big = String(repeating: "x", count: 8_000)
+        var files = Self.stubs
+        files["stubs/big.yaml"] = """
+            base: { host: api.example.test }
+            stubs:
+              - request: { method: GET, path: /big }
+                response: { json: { big: "\(big)" } }
+            """
+        try await Self.with(files: files, configure: Self.interceptEverything) { server, ca in
+            let tlsPort = try #require(server.daemon.tlsPort)
+            let host = "api.example.test"
+            for (path, count) in [("/hello", 1), ("/hello", 3), ("/big", 1_500)] {
+                for (port, way) in [(server.port, "tunnel"), (tlsPort, "direct")] {
+                    let answer = try Self.tunnelClient(["burst", String(port), ca, host, path, String(count), way])
+                    #expect(answer["answers"] as? Int == count, "\(path) \(count) \(way)")
+                    let expected = path == "/big" ? #"200 {"big":"\#(big)"}"# : #"200 {"hello":"tls"}"#
+                    #expect(answer["distinct"] as? [String] == [expected], "\(path) \(count) \(way)")
+                }
+            }
+        }
+    }
+
     @Test("a client that offers its last session resumes it (TLS 1.3 and 1.2 tickets), in a tunnel and on the TLS port")
     func sessionResumption() async throws {
         try await Self.with(configure: Self.interceptEverything) { server, ca in

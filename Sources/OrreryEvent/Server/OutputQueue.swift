@@ -54,7 +54,18 @@ struct OutputQueue {
             move(to: buffer)
             return
         }
-        withUnsafeTemporaryAllocation(byteCount: byteCount, alignment: 16) { joined in
+        withContiguousBytes { joined in _ = evbuffer_add(buffer, joined.baseAddress, joined.count) }
+        removeAll()
+    }
+
+    /// Calls `body` with everything queued as one piece: the payload itself when there is one, else the payloads
+    /// copied together into a temporary buffer.
+    func withContiguousBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        if chunks.count == 1 {
+            let (payload, start) = chunks[0]
+            return payload.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[start...])) }
+        }
+        return withUnsafeTemporaryAllocation(byteCount: byteCount, alignment: 16) { joined in
             var offset = 0
             for (payload, start) in chunks {
                 payload.withUnsafeBytes { bytes in
@@ -63,9 +74,8 @@ struct OutputQueue {
                     offset += part.count
                 }
             }
-            _ = evbuffer_add(buffer, joined.baseAddress, offset)
+            return body(UnsafeRawBufferPointer(rebasing: joined[0..<offset]))
         }
-        removeAll()
     }
 
     /// Hands everything to `buffer` by reference: each payload stays retained until libevent has written it.

@@ -33,8 +33,8 @@ public struct Responder {
     /// How the client reached Orrery: `https` on the TLS port and inside an intercepted tunnel, else `http`.
     public var scheme: String { connection.tls == nil ? "http" : "https" }
 
-    /// For a request inside an intercepted tunnel: the host and port its `CONNECT` named.
-    public var interceptedAuthority: String? { connection.interceptedAuthority }
+    /// For a request inside an intercepted tunnel: where its `CONNECT` went.
+    public var intercepted: InterceptedOrigin? { connection.intercepted }
 
     /// The client's address, as text.
     public var remoteAddress: String { connection.remoteAddress }
@@ -134,7 +134,7 @@ public struct Responder {
 
     /// Answers a `CONNECT` by intercepting it: Orrery answers 200 itself and speaks TLS with the client, presenting
     /// certificates signed by its CA for the names the client asks for (`target`'s host when it sends none). The
-    /// requests inside then come to the handler as https requests, with `interceptedAuthority` set.
+    /// requests inside then come to the handler as https requests, with `intercepted` set.
     public func intercept(_ target: ConnectTarget, using context: TLSServerContext) {
         // HTTP/2 answers CONNECT itself before it reaches a handler (501): no stream is intercepted.
         guard stream == nil else { return }

@@ -35,6 +35,10 @@ extension ServerConnection {
             SSL_free(ssl)
             return false
         }
+        // Over the socket, OpenSSL reads as much as has come (one `recv` a request) instead of a record's 5-byte
+        // header and then its body (two); what it read ahead is read by `readAheadIfPending`. A filter reads from
+        // the plain bufferevent's input, with no system call to save.
+        if plain == nil { SSL_set_read_ahead(ssl, 1) }
         let base = worker.loop.base
         let options = Int32(BEV_OPT_CLOSE_ON_FREE.rawValue | BEV_OPT_DEFER_CALLBACKS.rawValue)
         // On failure libevent has freed the SSL; the socket (or the plain bufferevent) is still ours.
@@ -81,6 +85,16 @@ extension ServerConnection {
             received(UnsafeRawBufferPointer(rebasing: scratch[0..<Int(count)]))
         }
         flush()
+        readAheadIfPending()
+    }
+
+    /// OpenSSL reads ahead over the socket (`startTLS`): records it holds beyond the one the OpenSSL bufferevent
+    /// asked for (pipelined requests, or a request that came with the end of the handshake) would wait for the
+    /// socket's next bytes, which may never come. When OpenSSL holds any, its bufferevent is made to read again; a
+    /// record only partly come reads nothing more and stops there.
+    func readAheadIfPending() {
+        guard isReadingEnabled, let tls else { return }
+        CLibevent_bufferevent_read_ahead_pending(tls)
     }
 
     /// The handshake finished, the client closed, or the connection failed.
@@ -95,6 +109,7 @@ extension ServerConnection {
             }
             worker.counters.handshakeCompleted()
             updateTimer()
+            readAheadIfPending()
             return
         }
         if events & BEV_EVENT_EOF != 0, events & BEV_EVENT_ERROR == 0, !isHandshaking, !isClosingTLS {
@@ -122,11 +137,43 @@ extension ServerConnection {
             bufferevent_enable(tls, Int16(EV_READ))
             if let input = bufferevent_get_input(tls), evbuffer_get_length(input) > 0 {
                 worker.loop.schedule(afterMilliseconds: 0) { [self] in tlsReadable() }
+            } else {
+                readAheadIfPending()
             }
         } else {
             bufferevent_disable(tls, Int16(EV_READ))
         }
     }
+
+    /// Writes what is queued as one TLS record with `SSL_write` straight to the socket, the way a plain connection
+    /// `writev`s, when nothing waits in the TLS bufferevent: handed to the bufferevent, an answer would wait for the
+    /// next turn of the loop, with the socket registered for writability and unregistered again (two `epoll_ctl`
+    /// and one more `epoll_wait` for every answer). True when the output is gone: written, or handed to the
+    /// bufferevent when `SSL_write` did not finish. There its `SSL_write` of the same bytes goes on with the record
+    /// OpenSSL began when the socket was full (libevent sets `SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER`), or fails again
+    /// and closes the connection when the session has failed. So this write needs no `ERR_clear_error` of its own
+    /// (some 400 instructions): what `SSL_get_error` would read is libevent's to read, after it cleared the queue.
+    /// False when it does not apply: during the handshake or the close, under a filter (the plain bufferevent
+    /// writes there), or for more than a record.
+    func writeTLSRecord(through tls: OpaquePointer, behind buffer: OpaquePointer) -> Bool {
+        guard bufferevent == nil, !isHandshaking, !isClosingTLS, !isTLSShutDown, output.byteCount <= Self.recordBytes,
+            evbuffer_get_length(buffer) == 0, let ssl = bufferevent_openssl_get_ssl(tls)
+        else { return false }
+        let handed = output.withContiguousBytes { bytes -> Bool in
+            let written = SSL_write(ssl, bytes.baseAddress, Int32(bytes.count))
+            return written == Int32(bytes.count) || evbuffer_add(buffer, bytes.baseAddress, bytes.count) == 0
+        }
+        guard handed else {
+            close()
+            return true
+        }
+        output.removeAll()
+        if evbuffer_get_length(buffer) > 0 { outputWaiting() }
+        return true
+    }
+
+    /// The largest plaintext of one TLS record.
+    static let recordBytes = 16 * 1024
 
     /// Sends close_notify (libevent never does) once the answer has been encrypted, and closes once everything, the
     /// filter's underlying output included, has reached the socket: freeing earlier would drop the end of the
@@ -187,7 +234,7 @@ extension ServerConnection {
         machine = HTTP1ConnectionStateMachine(configuration: worker.machineConfiguration)
         // Inside the tunnel the client may speak HTTP/2 (ALPN `h2`): its first bytes tell again.
         preface = HTTP2Preface()
-        interceptedAuthority = authority
+        intercepted = InterceptedOrigin(authority: authority)
         let session = { () throws(EventError) in try context.makeServerSession(defaultName: defaultName) }
         if output.isEmpty, let buffer = bufferevent_get_output(plain), evbuffer_get_length(buffer) == 0 {
             // Without its fd the plain bufferevent leaves the socket open when it is freed.

@@ -14,7 +14,8 @@ import OrreryCore
 ///
 /// A TLS connection (the TLS port, or a tunnel whose `CONNECT` Orrery intercepts) reads and writes through an
 /// OpenSSL bufferevent instead: over the socket, or as a filter over the plain bufferevent (see
-/// `ServerConnection+TLS.swift`). The machine and everything above it are the same.
+/// `ServerConnection+TLS.swift`); an answer of up to one record goes out with one `SSL_write` of its own when
+/// nothing waits in that bufferevent. The machine and everything above it are the same.
 final class ServerConnection {
     unowned let worker: ServerWorker
     let fd: Int32
@@ -32,7 +33,7 @@ final class ServerConnection {
     /// close_notify has been handed to OpenSSL.
     var isTLSShutDown = false
     /// For a tunnel Orrery intercepts: the host and port its client asked for.
-    var interceptedAuthority: String?
+    var intercepted: InterceptedOrigin?
     var readEvent: OpaquePointer?
     var timer: OpaquePointer?
     var machine: HTTP1ConnectionStateMachine
@@ -440,7 +441,8 @@ final class ServerConnection {
     func flush() {
         if let tls {
             guard !isClosed, !output.isEmpty, let buffer = bufferevent_get_output(tls) else { return }
-            output.move(to: buffer, coalescingUpTo: 16 * 1024)
+            if writeTLSRecord(through: tls, behind: buffer) { return }
+            output.move(to: buffer, coalescingUpTo: Self.recordBytes)
             outputWaiting()
             return
         }
@@ -461,7 +463,7 @@ final class ServerConnection {
 
     /// Output went to the bufferevent, to be written as the client reads: the send timeout runs while an answer
     /// under way (a stream) waits for the client, as it does for a large answer, until `outputDrained`.
-    private func outputWaiting() {
+    func outputWaiting() {
         noteActivity()
         guard machine.state == .waitingForResponse, machine.timeout != .send else { return }
         machine.outputWaiting()

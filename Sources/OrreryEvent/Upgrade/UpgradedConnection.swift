@@ -65,6 +65,8 @@ public final class UpgradedConnection {
         bufferevent_setcb(
             bufferevent, Trampolines.upgradedReadable, Trampolines.upgradedWritable, Trampolines.upgradedEvent, context)
         bufferevent_enable(bufferevent, Int16(EV_READ | EV_WRITE))
+        // Over TLS, records OpenSSL read ahead before the upgrade are read now (they do not wake the socket).
+        CLibevent_bufferevent_read_ahead_pending(bufferevent)
         deliverPending()
     }
 
@@ -200,6 +202,7 @@ public final class UpgradedConnection {
         let bytes = EvbufferBytes.takeAll(input)
         guard !bytes.isEmpty else { return }
         handler?.upgradedConnection(self, received: bytes)
+        if !isClosed { CLibevent_bufferevent_read_ahead_pending(bufferevent) }
     }
 
     func writable() {

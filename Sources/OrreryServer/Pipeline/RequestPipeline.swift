@@ -32,7 +32,7 @@ final class RequestPipeline: HTTPRequestHandler {
                 consume request, scheme: responder.scheme,
                 version: responder.context.minorVersion == 0 ? "HTTP/1.0" : "HTTP/1.1",
                 peer: responder.remoteAddress, listenerTag: responder.listenerTag,
-                interceptedAuthority: responder.interceptedAuthority),
+                intercepted: responder.intercepted),
             responder: responder)
     }
 
