@@ -1,7 +1,8 @@
 /// Where the requests inside an intercepted tunnel go: the `CONNECT`'s authority, and what is made of it once per
 /// tunnel rather than for every request: the host as a client writes it in an https URL (the default port left
-/// out) and the origin an origin-form target is read against.
-public struct InterceptedOrigin: Sendable, Equatable {
+/// out) and the origin an origin-form target is read against. A class: every request carries it, or nil, and a
+/// reference is one word to copy where three strings were three retains.
+public final class InterceptedOrigin: Sendable {
     /// As the `CONNECT` named it: `api.example.com:443`.
     public let authority: String
     /// `api.example.com` for `api.example.com:443`; another port stays: `api.example.com:8443`.

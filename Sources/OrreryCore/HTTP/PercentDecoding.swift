@@ -61,8 +61,8 @@ public enum PercentDecoding {
     public static func queryValues(named name: String, in query: Substring, limit: Int = .max) -> [String] {
         var values: [String] = []
         guard limit > 0 else { return values }
-        forEachRawValue(named: name, in: query) { raw in
-            values.append(decode(raw, plusAsSpace: true))
+        forEachRawValue(named: name, in: query) { _, range in
+            values.append(decode(query.slice(utf8Offsets: range), plusAsSpace: true))
             return values.count < limit
         }
         return values
@@ -71,31 +71,41 @@ public enum PercentDecoding {
     /// The first value of the parameter called `name`, decoded: a slice of `query` itself when there is nothing to
     /// decode in it (what a template reads, per answer), a new string only when there is.
     public static func firstQueryValue(named name: String, in query: Substring) -> Substring? {
-        var found: Substring?
-        forEachRawValue(named: name, in: query) { raw in
-            let needsDecoding = raw.utf8.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }
-            found = needsDecoding ? Substring(decode(raw, plusAsSpace: true)) : raw
+        var found: (range: Range<Int>, needsDecoding: Bool)?
+        forEachRawValue(named: name, in: query) { bytes, range in
+            let raw = UnsafeBufferPointer(rebasing: bytes[range])
+            found = (range, raw.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") })
             return false
         }
-        return found
+        guard let found else { return nil }
+        let raw = query.slice(utf8Offsets: found.range)
+        return found.needsDecoding ? Substring(decode(raw, plusAsSpace: true)) : raw
     }
 
-    /// Hands over the raw (still encoded) value of each parameter whose decoded name is `name`, in order, until
-    /// `body` returns false; a name without `=` has an empty value. Looks for the separators over the query's bytes
-    /// in place: templates ask this on every answer.
-    private static func forEachRawValue(named name: String, in query: Substring, _ body: (Substring) -> Bool) {
+    /// Hands over the byte range (in `query`'s UTF-8, whose bytes come with it) of the raw, still encoded, value of
+    /// each parameter whose decoded name is `name`, in order, until `body` returns false; a name without `=` has an
+    /// empty value. Everything is compared over the bytes in place, the name's too: templates ask this on every
+    /// answer, and walking the strings' UTF-8 views cost some 1,000 instructions for `q=a`.
+    private static func forEachRawValue(
+        named name: String, in query: Substring, _ body: (UnsafeBufferPointer<UInt8>, Range<Int>) -> Bool
+    ) {
         guard !query.isEmpty else { return }
-        // Names beyond ASCII (either side) are compared as strings, canonically, as the query decoded whole would be.
-        let isNameASCII = name.utf8.allSatisfy { $0 < 0x80 }
-        query.withUTF8Bytes { bytes in
-            forEachPair(bytes) { nameRange, valueRange in
-                let encoded = bytes[nameRange]
-                let matches =
-                    !isNameASCII
-                        || encoded.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") || $0 >= 0x80 }
-                    ? decode(query.slice(utf8Offsets: nameRange), plusAsSpace: true) == name
-                    : encoded.elementsEqual(name.utf8)
-                return matches ? body(query.slice(utf8Offsets: valueRange)) : true
+        // `withUTF8` on copies: a Substring's UTF-8 view asked for its contiguous storage cost some 400 instructions.
+        var (nameText, queryText) = (name, query)
+        nameText.withUTF8 { nameBytes in
+            // Names beyond ASCII (either side) are compared as strings, canonically, as the query decoded whole
+            // would be.
+            let isNameASCII = !nameBytes.contains { $0 >= 0x80 }
+            queryText.withUTF8 { bytes in
+                forEachPair(bytes) { nameRange, valueRange in
+                    let encoded = UnsafeBufferPointer(rebasing: bytes[nameRange])
+                    let matches =
+                        !isNameASCII
+                            || encoded.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") || $0 >= 0x80 }
+                        ? decode(query.slice(utf8Offsets: nameRange), plusAsSpace: true) == name
+                        : encoded.elementsEqual(nameBytes)
+                    return matches ? body(bytes, valueRange) : true
+                }
             }
         }
     }

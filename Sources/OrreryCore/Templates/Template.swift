@@ -15,6 +15,8 @@ public struct Template: Sendable, Equatable {
     public let source: String
     public let mode: Mode
     let nodes: [TemplateNode]
+    /// The nodes flattened, when they are only literals and request text (`TemplatePlan`): rendered from it.
+    let plan: TemplatePlan?
     /// Bytes of literal text, the starting capacity of the output.
     let literalSize: Int
 
@@ -22,6 +24,7 @@ public struct Template: Sendable, Equatable {
         self.source = source
         self.mode = mode
         self.nodes = TemplateNode.merged(nodes)
+        plan = TemplatePlan(self.nodes)
         literalSize = TemplateNode.literalSize(self.nodes)
     }
 

@@ -26,8 +26,12 @@ extension Template {
     public func render<Generator>(into out: inout [UInt8], context: inout TemplateContext<Generator>) {
         // Room for the values too: growing the array once it is full copied what was written so far.
         out.reserveCapacity(out.count + literalSize + 256)
-        var stack: [TemplateValue] = []
-        TemplateRenderer.render(nodes, mode: mode, into: &out, context: &context, stack: &stack)
+        if let plan {
+            TemplateRenderer.render(plan, mode: mode, into: &out, context: &context)
+        } else {
+            var stack: [TemplateValue] = []
+            TemplateRenderer.render(nodes, mode: mode, into: &out, context: &context, stack: &stack)
+        }
         // The last node may have passed the bound without another node after it to notice.
         _ = context.spend(0, outputBytes: out.count)
     }
@@ -44,10 +48,12 @@ enum TemplateRenderer {
         _ nodes: [TemplateNode], mode: Template.Mode, into out: inout [UInt8], context: inout TemplateContext<Generator>,
         stack: inout [TemplateValue]
     ) {
-        for node in nodes {
+        // By index, each node matched where it is: `for node in nodes` copied every node out of the array, and its
+        // lookup out of the node, retaining what they hold and releasing it again.
+        for index in nodes.indices {
             // Each node is a step, and the output is checked as it grows: a render over budget stops here.
             guard context.spend(1, outputBytes: out.count) else { return }
-            switch node {
+            switch nodes[index] {
             case .literal(let bytes):
                 out.append(contentsOf: bytes)
             case .value(let lookup):
