@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import OrreryCore
 
 /// The flat plan of a template of literals and request text writes what the node tree writes, byte for byte, with
@@ -9,8 +10,10 @@ struct TemplatePlanTests {
     static let requests = [
         HTTPRequest(
             method: "GET", target: "/users/7/posts?q=caf%C3%A9+au+lait&q=2&tag=a%22b&empty=",
-            headers: ["User-Agent": "curl/8 \"quoted\" <tag> & more", "Cookie": "a=1; session=s%20x; b=2",
-                      "X-Multi": "one", "x-multi": "two"]),
+            headers: [
+                "User-Agent": "curl/8 \"quoted\" <tag> & more", "Cookie": "a=1; session=s%20x; b=2",
+                "X-Multi": "one", "x-multi": "two",
+            ]),
         HTTPRequest(method: "POST", target: "/users/%C3%A9t%C3%A9/posts", headers: ["Host": "api.example.test"]),
         HTTPRequest(method: "GET", target: "/users/a\\b/posts?q=line%0Abreak\ttab", headers: [:]),
     ]
@@ -36,10 +39,12 @@ struct TemplatePlanTests {
     static func both(_ template: Template, _ request: HTTPRequest, parameters: PathParameters) -> ([UInt8], [UInt8]) {
         var planned = TemplateContext(request: request, parameters: parameters, generator: SeededGenerator(state: 1))
         let viaPlan = template.render(&planned)
-        var treeContext = TemplateContext(request: request, parameters: parameters, generator: SeededGenerator(state: 1))
+        var treeContext = TemplateContext(
+            request: request, parameters: parameters, generator: SeededGenerator(state: 1))
         var viaTree: [UInt8] = []
         var stack: [TemplateValue] = []
-        TemplateRenderer.render(template.nodes, mode: template.mode, into: &viaTree, context: &treeContext, stack: &stack)
+        TemplateRenderer.render(
+            template.nodes, mode: template.mode, into: &viaTree, context: &treeContext, stack: &stack)
         return (viaPlan, viaTree)
     }
 
