@@ -70,8 +70,7 @@ public final class DynamicResponse: Sendable {
         _ request: HTTPRequest, parameters: PathParameters = PathParameters(), now: Date = Date(),
         scheme: String = "http", using generator: inout Generator, budget: TemplateBudget = TemplateBudget()
     ) -> RenderedResponse {
-        // Asked of flags set once, the stored optionals then read in place (`!`): binding one copied it, retaining
-        // everything a template holds, and `pagination != nil` made a pair of copies to compare.
+        // Asked of flags set once; the optionals are read only to be used.
         if isPaginated {
             return pagination!.page(for: request, scheme: scheme, status: status, headers: headers)
         }

@@ -2,10 +2,10 @@
 /// query parameter, a header, a cookie, the URL), flattened when it compiles into steps that hold no references:
 /// what most response templates are (`{"id":"{{request.path.[1]}}","agent":"{{request.headers.User-Agent}}"}`).
 ///
-/// Rendering the node tree copied each node and its lookup out of the tree (retaining the strings they hold and
-/// releasing them again) and went through two levels of dispatch per name; a plan's steps are plain values, and
-/// its lookups are read where they are kept. It writes exactly what the tree writes, with the same budget steps
-/// (one per node): every other template (sections, helpers, the body, JSON, `now`, `uuid`) renders as a tree.
+/// The tree's nodes are boxed (an indirect enum): rendering copied each one out with its lookup, retaining what they
+/// hold and releasing it again, and went through two levels of dispatch per name. A plan's steps are plain values,
+/// and each name is resolved directly. It writes exactly what the tree writes, with the same budget steps (one per
+/// node): every other template (sections, helpers, the body, JSON, `now`, `uuid`) renders as a tree.
 struct TemplatePlan: Sendable {
     struct Step: Sendable {
         /// A literal (its index in `literals`) or a name (in `lookups`).

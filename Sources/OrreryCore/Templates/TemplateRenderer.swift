@@ -48,12 +48,10 @@ enum TemplateRenderer {
         _ nodes: [TemplateNode], mode: Template.Mode, into out: inout [UInt8], context: inout TemplateContext<Generator>,
         stack: inout [TemplateValue]
     ) {
-        // By index, each node matched where it is: `for node in nodes` copied every node out of the array, and its
-        // lookup out of the node, retaining what they hold and releasing it again.
-        for index in nodes.indices {
+        for node in nodes {
             // Each node is a step, and the output is checked as it grows: a render over budget stops here.
             guard context.spend(1, outputBytes: out.count) else { return }
-            switch nodes[index] {
+            switch node {
             case .literal(let bytes):
                 out.append(contentsOf: bytes)
             case .value(let lookup):

@@ -93,7 +93,7 @@ extension ServerConnection {
     /// socket's next bytes, which may never come. When OpenSSL holds any, its bufferevent is made to read again; a
     /// record only partly come reads nothing more and stops there.
     func readAheadIfPending() {
-        guard isReadingEnabled, let tls else { return }
+        guard !isClosed, isReadingEnabled, let tls else { return }
         CLibevent_bufferevent_read_ahead_pending(tls)
     }
 
@@ -152,7 +152,7 @@ extension ServerConnection {
     /// bufferevent when `SSL_write` did not finish. There its `SSL_write` of the same bytes goes on with the record
     /// OpenSSL began when the socket was full (libevent sets `SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER`), or fails again
     /// and closes the connection when the session has failed. So this write needs no `ERR_clear_error` of its own
-    /// (some 400 instructions): what `SSL_get_error` would read is libevent's to read, after it cleared the queue.
+    /// (some 800 instructions): what `SSL_get_error` would read is libevent's to read, after it cleared the queue.
     /// False when it does not apply: during the handshake or the close, under a filter (the plain bufferevent
     /// writes there), or for more than a record.
     func writeTLSRecord(through tls: OpaquePointer, behind buffer: OpaquePointer) -> Bool {
