@@ -99,6 +99,13 @@ enum Trampolines {
         withExtendedLifetime(connection) { connection.tlsReadable() }
     }
 
+    static let serverTLSSocketReadable: @convention(c) (Int32, Int16, UnsafeMutableRawPointer?) -> Void = {
+        _, _, context in
+        guard let context else { return }
+        let connection = Unmanaged<ServerConnection>.fromOpaque(context).takeUnretainedValue()
+        withExtendedLifetime(connection) { connection.tlsSocketReadable() }
+    }
+
     static let serverTLSEvent: @convention(c) (OpaquePointer?, Int16, UnsafeMutableRawPointer?) -> Void = {
         _, what, context in
         guard let context else { return }

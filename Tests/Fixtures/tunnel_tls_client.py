@@ -14,6 +14,9 @@ memory BIOs), for the tests of what the proxy must cope with.
         Ends the handshake and sends COUNT GET PATH, each in a TLS record of its own, in one write (the client's
         Finished and every request together), waits a second before reading, then reads COUNT answers.
         Prints {"answers": COUNT read, "distinct": [status and body, ...]}.
+    tunnel_tls_client.py halfclose PORT CAFILE HOST PATH [tunnel|direct]
+        Sends one GET PATH and then shuts the socket's sending side (no close_notify), then reads the answer.
+        Prints {"answers": 1, "distinct": [status and body]}.
 
 The certificate chain is verified against CAFILE and the host name checked. Exits 1 with the error on stderr when
 something fails.
@@ -170,6 +173,16 @@ def main():
             sender.join(10)
             print(json.dumps({"answers": read, "distinct": distinct}))
             tunnel.close()
+        elif mode == "halfclose":
+            path = sys.argv[5]
+            tunnel = Tunnel(port, context, host, direct=len(sys.argv) > 6 and sys.argv[6] == "direct")
+            tunnel.handshake()
+            tunnel.tls.write(b"GET %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (path.encode(), host.encode()))
+            tunnel.flush()
+            tunnel.socket.shutdown(socket.SHUT_WR)
+            read, distinct = tunnel.read_answers(1)
+            print(json.dumps({"answers": read, "distinct": distinct}))
+            tunnel.socket.close()
         else:
             raise SystemExit("unknown mode " + mode)
     except (ssl.SSLError, OSError) as error:

@@ -126,6 +126,27 @@ struct HTTPSLiveTests {
         }
     }
 
+    @Test(
+        "a client that shuts its sending side after its request still reads the answer, sent after the end was read, in a tunnel and on the TLS port"
+    )
+    func halfClosedClient() async throws {
+        var files = Self.stubs
+        // The answer waits, so that the end of the client's input is read before it goes out.
+        files["stubs/slow.yaml"] = """
+            base: { host: api.example.test }
+            stubs:
+              - request: { method: GET, path: /slow }
+                response: { json: { slow: true }, delay: 300 }
+            """
+        try await Self.with(files: files, configure: Self.interceptEverything) { server, ca in
+            let tlsPort = try #require(server.daemon.tlsPort)
+            for (port, way) in [(server.port, "tunnel"), (tlsPort, "direct")] {
+                let answer = try Self.tunnelClient(["halfclose", String(port), ca, "api.example.test", "/slow", way])
+                #expect(answer["distinct"] as? [String] == [#"200 {"slow":true}"#], "\(way)")
+            }
+        }
+    }
+
     @Test("a client that offers its last session resumes it (TLS 1.3 and 1.2 tickets), in a tunnel and on the TLS port")
     func sessionResumption() async throws {
         try await Self.with(configure: Self.interceptEverything) { server, ca in

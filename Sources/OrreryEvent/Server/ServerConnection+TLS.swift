@@ -93,8 +93,86 @@ extension ServerConnection {
     /// socket's next bytes, which may never come. When OpenSSL holds any, its bufferevent is made to read again; a
     /// record only partly come reads nothing more and stops there.
     func readAheadIfPending() {
-        guard !isClosed, isReadingEnabled, let tls else { return }
+        guard !isClosed, isReadingEnabled, !readsTLSItself, let tls else { return }
         CLibevent_bufferevent_read_ahead_pending(tls)
+    }
+
+    /// Once its handshake is done, a TLS connection over the socket reads for itself, as a plain one does: an event
+    /// of its own on the socket, and `SSL_read` straight into the loop's scratch buffer. Through the OpenSSL
+    /// bufferevent every read was decrypted into its input buffer (reserved, committed, then copied out again), under
+    /// its lock and a deferred callback, with the error queue cleared before each `SSL_read` (some 800
+    /// instructions). The bufferevent still writes what the socket does not take at once, and reports the end of
+    /// the connection's writing. A filter, and a connection that is handed over (`takeOver`), keep libevent's reads.
+    func readTLSForItself() {
+        guard !isClosed, bufferevent == nil, let tls, readEvent == nil else { return }
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        guard
+            let event = event_new(
+                worker.loop.base, fd, Int16(EV_READ | EV_PERSIST), Trampolines.serverTLSSocketReadable, context)
+        else { return }
+        bufferevent_disable(tls, Int16(EV_READ))
+        readEvent = event
+        readsTLSItself = true
+        if isReadingEnabled { event_add(event, nil) }
+        // What libevent decrypted with the handshake, and what OpenSSL holds, are read now: the socket may not wake.
+        tlsSocketReadable()
+    }
+
+    /// The socket is readable (or reading resumed): decrypts and hands over what has come, until OpenSSL needs more
+    /// from the socket.
+    func tlsSocketReadable() {
+        guard !isClosed, let tls, let ssl = bufferevent_openssl_get_ssl(tls) else { return }
+        // Bytes libevent decrypted before this connection read for itself come first.
+        if let input = bufferevent_get_input(tls), evbuffer_get_length(input) > 0 {
+            tlsReadable()
+            guard !isClosed, evbuffer_get_length(input) == 0 else { return }
+        }
+        let scratch = worker.scratch
+        while !isClosed, isClosingTLS || (http2?.wantsRead ?? machine.isReading) {
+            var count = SSL_read(ssl, scratch.baseAddress, Int32(scratch.count))
+            var error = count > 0 ? SSL_ERROR_NONE : SSL_get_error(ssl, count)
+            if error == SSL_ERROR_SSL || error == SSL_ERROR_SYSCALL {
+                // The queue was not cleared first: an error another connection left on this thread reads as this
+                // one's. Cleared, a second read tells (it repeats a real failure, and reads on after a false one).
+                ERR_clear_error()
+                count = SSL_read(ssl, scratch.baseAddress, Int32(scratch.count))
+                error = count > 0 ? SSL_ERROR_NONE : SSL_get_error(ssl, count)
+            }
+            if count > 0 {
+                noteActivity()
+                // An HTTP/2 connection that ends reads on and drops what comes (see `tlsReadable`).
+                if !isClosingTLS { received(UnsafeRawBufferPointer(rebasing: scratch[0..<Int(count)])) }
+                continue
+            }
+            switch error {
+            case SSL_ERROR_WANT_READ:
+                break
+            case SSL_ERROR_WANT_WRITE:
+                // A post-handshake message to answer (a key update) met a full socket: read again shortly.
+                worker.loop.schedule(afterMilliseconds: 10) { [self] in tlsSocketReadable() }
+            case SSL_ERROR_ZERO_RETURN:
+                tlsInputEnded()
+                return
+            default:
+                close()
+                return
+            }
+            break
+        }
+        flush()
+    }
+
+    /// The client closed its side (close_notify, or the end of the socket, which `SSL_OP_IGNORE_UNEXPECTED_EOF`
+    /// reports the same way): as `tlsEvent` takes the end when libevent reads.
+    private func tlsInputEnded() {
+        if let readEvent { event_del(readEvent) }
+        isTLSInputEnded = true
+        if isClosingTLS || http2 != nil {
+            close()
+            return
+        }
+        process(machine.receivedEnd())
+        flush()
     }
 
     /// The handshake finished, the client closed, or the connection failed.
@@ -109,7 +187,7 @@ extension ServerConnection {
             }
             worker.counters.handshakeCompleted()
             updateTimer()
-            readAheadIfPending()
+            readTLSForItself()
             return
         }
         if events & BEV_EVENT_EOF != 0, events & BEV_EVENT_ERROR == 0, !isHandshaking, !isClosingTLS {
@@ -133,6 +211,17 @@ extension ServerConnection {
     func updateTLSReading(_ wanted: Bool) {
         guard let tls, wanted != isReadingEnabled else { return }
         isReadingEnabled = wanted
+        if readsTLSItself {
+            guard let readEvent, !isTLSInputEnded else { return }
+            if wanted {
+                event_add(readEvent, nil)
+                // What OpenSSL (or the bufferevent, from before) holds does not wake the socket.
+                worker.loop.schedule(afterMilliseconds: 0) { [self] in if isReadingEnabled { tlsSocketReadable() } }
+            } else {
+                event_del(readEvent)
+            }
+            return
+        }
         if wanted {
             bufferevent_enable(tls, Int16(EV_READ))
             if let input = bufferevent_get_input(tls), evbuffer_get_length(input) > 0 {

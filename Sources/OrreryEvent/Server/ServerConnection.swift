@@ -14,8 +14,9 @@ import OrreryCore
 ///
 /// A TLS connection (the TLS port, or a tunnel whose `CONNECT` Orrery intercepts) reads and writes through an
 /// OpenSSL bufferevent instead: over the socket, or as a filter over the plain bufferevent (see
-/// `ServerConnection+TLS.swift`); an answer of up to one record goes out with one `SSL_write` of its own when
-/// nothing waits in that bufferevent. The machine and everything above it are the same.
+/// `ServerConnection+TLS.swift`). Over the socket, once the handshake is done, it reads for itself with
+/// `SSL_read` into the scratch buffer, and an answer of up to one record goes out with one `SSL_write` of its own
+/// when nothing waits in that bufferevent. The machine and everything above it are the same.
 final class ServerConnection {
     unowned let worker: ServerWorker
     let fd: Int32
@@ -32,6 +33,11 @@ final class ServerConnection {
     var isClosingTLS = false
     /// close_notify has been handed to OpenSSL.
     var isTLSShutDown = false
+    /// After the handshake, a TLS connection over the socket reads with `readEvent` and `SSL_read` itself
+    /// (`readTLSForItself`).
+    var readsTLSItself = false
+    /// It read the end of the client's input.
+    var isTLSInputEnded = false
     /// For a tunnel Orrery intercepts: the host and port its client asked for.
     var intercepted: InterceptedOrigin?
     var readEvent: OpaquePointer?
