@@ -62,6 +62,7 @@ struct JSONSchemaTestSuiteTests {
         let dialect: JSONSchemaDialect = file.hasPrefix("draft4/") ? .openAPI30 : .draft2020_12
         var ran = 0
         var settled = 0
+        var validCount = 0
         var failures: [String] = []
         for group in groups {
             guard case .string(let description)? = group["description"], let schema = group["schema"],
@@ -95,9 +96,14 @@ struct JSONSchemaTestSuiteTests {
                     failures.append("\(description) / \(name): valid on the bytes, \(violations) on the tree")
                 }
                 if isSettled { settled += 1 }
+                if violations.isEmpty { validCount += 1 }
             }
         }
         #expect(failures.isEmpty, "\(file): \(failures.count) of \(ran) cases failed:\n\(failures.joined(separator: "\n"))")
         #expect(ran > 0)
+        // The byte check answers for at least nine in ten of a file's valid instances (962 of 968 in all when this
+        // was written; the fewest, 10 of 11, in draft4/required.json); the rest it leaves to the tree.
+        #expect(
+            settled * 10 >= validCount * 9, "\(file): \(settled) of \(validCount) valid instances settled on the bytes")
     }
 }

@@ -127,7 +127,7 @@ public final class UpstreamClient {
             return
         }
         guard what & Int16(BEV_EVENT_EOF | BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT) != 0 else { return }
-        if let exchange = connection.exchange {
+        if connection.exchange != nil {
             // Bytes that came with the end are read first: a response that runs to the close ends here.
             if connection.isTLS, connection.hasUnreadInput { readable(connection) }
             connection.exchange?.ended(connection, failed: what & Int16(BEV_EVENT_ERROR) != 0, errorCode: errorCode)
