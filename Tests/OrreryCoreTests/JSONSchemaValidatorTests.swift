@@ -308,4 +308,3 @@ struct JSONSchemaValidatorTests {
         #expect(!validator.isSettledValid(json: Array(deep.utf8)))
     }
 }
-

@@ -31,9 +31,7 @@ public final class DynamicResponse: Sendable {
         self.delay = delay
         self.throttle = throttle
         self.fault = fault
-        isTemplated = template != nil
-        isPaginated = pagination != nil
-        rendersBody = isTemplated || isPaginated
+        rendersBody = template != nil || pagination != nil
         preparedHead =
             pagination == nil && template.map { $0.headers.isEmpty } == true
             ? HTTP1Encoder.PreparedHead(status: status, headers: headers) : nil
@@ -50,8 +48,6 @@ public final class DynamicResponse: Sendable {
     /// compressed) response is what goes out.
     /// Set once: asking `template != nil` per answer copied the template (and the pagination) to look.
     public let rendersBody: Bool
-    private let isTemplated: Bool
-    private let isPaginated: Bool
 
     /// The milliseconds to wait before answering this request (0 for none).
     public func sampleDelay<Generator: RandomNumberGenerator>(using generator: inout Generator) -> Int {
@@ -70,14 +66,14 @@ public final class DynamicResponse: Sendable {
         _ request: HTTPRequest, parameters: PathParameters = PathParameters(), now: Date = Date(),
         scheme: String = "http", using generator: inout Generator, budget: TemplateBudget = TemplateBudget()
     ) -> RenderedResponse {
-        // Asked of flags set once; the optionals are read only to be used.
-        if isPaginated {
+        // Asked with `!= nil` before it is bound: binding an optional that is nil still copied it to look.
+        if pagination != nil {
             return pagination!.page(for: request, scheme: scheme, status: status, headers: headers)
         }
-        guard isTemplated else { return RenderedResponse(status: status, headers: headers, body: []) }
+        guard let template else { return RenderedResponse(status: status, headers: headers, body: []) }
         var context = TemplateContext(request: request, parameters: parameters, now: now, generator: generator, budget: budget)
-        let headers = template!.renderHeaders(headers, context: &context)
-        let body = context.exceeded == nil ? template!.body?.render(&context) ?? [] : []
+        let headers = template.renderHeaders(headers, context: &context)
+        let body = context.exceeded == nil ? template.body?.render(&context) ?? [] : []
         generator = context.generator
         if let exceeded = context.exceeded { return Self.overBudget(exceeded) }
         return RenderedResponse(status: status, headers: headers, body: body)

@@ -82,6 +82,21 @@ public enum PercentDecoding {
         return found.needsDecoding ? Substring(decode(raw, plusAsSpace: true)) : raw
     }
 
+    /// The first value of the parameter called `name`, decoded, as a string of its own: what a reader that keeps
+    /// the value (the OpenAPI parameters) asks, made straight from the query's bytes.
+    package static func firstQueryValueString(named name: String, in query: Substring) -> String? {
+        var found: String?
+        forEachRawValue(named: name, in: query) { bytes, range in
+            let raw = UnsafeBufferPointer(rebasing: bytes[range])
+            let text = String(decoding: raw, as: UTF8.self)
+            found =
+                raw.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }
+                ? decode(text, plusAsSpace: true) : text
+            return false
+        }
+        return found
+    }
+
     /// Hands over the byte range (in `query`'s UTF-8, whose bytes come with it) of the raw, still encoded, value of
     /// each parameter whose decoded name is `name`, in order, until `body` returns false; a name without `=` has an
     /// empty value. Everything is compared over the bytes in place, the name's too: templates ask this on every

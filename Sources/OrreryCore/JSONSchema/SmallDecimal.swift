@@ -42,27 +42,29 @@ struct SmallDecimal: Sendable {
         self.scale = scale
     }
 
-    /// Both numbers as integers at the same scale; nil when that overflows. (Scales differ by a few places at
-    /// most in practice: a loop of multiplications, where a table would be a global looked up on every call.)
+    /// Both numbers as integers at the same scale; nil when that overflows.
     @inline(__always)
     private static func aligned(_ a: SmallDecimal, _ b: SmallDecimal) -> (Int64, Int64)? {
-        var left = a.significand
-        var right = b.significand
-        var places = a.scale
-        while places < b.scale {
-            let (product, overflow) = left.multipliedReportingOverflow(by: 10)
-            if overflow { return nil }
-            left = product
-            places += 1
-        }
-        places = b.scale
-        while places < a.scale {
-            let (product, overflow) = right.multipliedReportingOverflow(by: 10)
-            if overflow { return nil }
-            right = product
-            places += 1
-        }
+        guard let left = raised(a.significand, by: b.scale - a.scale),
+            let right = raised(b.significand, by: a.scale - b.scale)
+        else { return nil }
         return (left, right)
+    }
+
+    /// `value` times ten `places` times (none for zero or fewer); nil when that overflows. Scales differ by a few
+    /// places at most in practice: a loop of multiplications, where a table would be a global looked up on every
+    /// call.
+    @inline(__always)
+    private static func raised(_ value: Int64, by places: Int) -> Int64? {
+        var value = value
+        var places = places
+        while places > 0 {
+            let (product, overflow) = value.multipliedReportingOverflow(by: 10)
+            if overflow { return nil }
+            value = product
+            places -= 1
+        }
+        return value
     }
 
     /// -1, 0 or 1; nil when the comparison needs more than 64 bits.

@@ -74,11 +74,7 @@ extension TemplateRenderer {
                 continue
             }
             guard case .text(let text) = resolve(plan.lookups[step.index], context: &context) else { continue }
-            if step.isHTML {
-                appendHTMLEscaped(text.utf8, into: &out)
-            } else {
-                append(text, escape: escape, into: &out)
-            }
+            append(text, html: step.isHTML, escape: escape, into: &out)
         }
     }
 }

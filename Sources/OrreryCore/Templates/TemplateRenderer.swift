@@ -91,11 +91,7 @@ enum TemplateRenderer {
                     let resolved = resolve(lookup, context: &context, stack: stack)
                     // A name that is request text is written from the request's bytes, with no string made.
                     if case .text(let text) = resolved {
-                        if html {
-                            appendHTMLEscaped(text.utf8, into: &out)
-                        } else {
-                            append(text, escape: mode == .jsonString, into: &out)
-                        }
+                        append(text, html: html, escape: mode == .jsonString, into: &out)
                         continue
                     }
                     value = helperValue(resolved, context: &context)
@@ -339,6 +335,16 @@ enum TemplateRenderer {
             appendTimestamp(context.now, into: &out)
         case .uuid:
             out.append(contentsOf: context.uuid())
+        }
+    }
+
+    /// Request text an expression names: HTML-escaped for Handlebars' `{{x}}`, else as a value is written.
+    @inline(__always)
+    static func append(_ text: Substring, html: Bool, escape: Bool, into out: inout [UInt8]) {
+        if html {
+            appendHTMLEscaped(text.utf8, into: &out)
+        } else {
+            append(text, escape: escape, into: &out)
         }
     }
 

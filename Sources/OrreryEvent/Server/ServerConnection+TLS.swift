@@ -36,8 +36,9 @@ extension ServerConnection {
             return false
         }
         // Over the socket, OpenSSL reads as much as has come (one `recv` a request) instead of a record's 5-byte
-        // header and then its body (two); what it read ahead is read by `readAheadIfPending`. A filter reads from
-        // the plain bufferevent's input, with no system call to save.
+        // header and then its body (two). The connection's own reads after the handshake (`tlsSocketReadable`) go
+        // on until OpenSSL holds nothing more; an upgraded connection wakes libevent's for what it holds. A filter
+        // reads from the plain bufferevent's input, with no system call to save.
         if plain == nil { SSL_set_read_ahead(ssl, 1) }
         let base = worker.loop.base
         let options = Int32(BEV_OPT_CLOSE_ON_FREE.rawValue | BEV_OPT_DEFER_CALLBACKS.rawValue)
@@ -85,16 +86,6 @@ extension ServerConnection {
             received(UnsafeRawBufferPointer(rebasing: scratch[0..<Int(count)]))
         }
         flush()
-        readAheadIfPending()
-    }
-
-    /// OpenSSL reads ahead over the socket (`startTLS`): records it holds beyond the one the OpenSSL bufferevent
-    /// asked for (pipelined requests, or a request that came with the end of the handshake) would wait for the
-    /// socket's next bytes, which may never come. When OpenSSL holds any, its bufferevent is made to read again; a
-    /// record only partly come reads nothing more and stops there.
-    func readAheadIfPending() {
-        guard !isClosed, isReadingEnabled, !readsTLSItself, let tls else { return }
-        CLibevent_bufferevent_read_ahead_pending(tls)
     }
 
     /// Once its handshake is done, a TLS connection over the socket reads for itself, as a plain one does: an event
@@ -109,7 +100,10 @@ extension ServerConnection {
         guard
             let event = event_new(
                 worker.loop.base, fd, Int16(EV_READ | EV_PERSIST), Trampolines.serverTLSSocketReadable, context)
-        else { return }
+        else {
+            close()
+            return
+        }
         bufferevent_disable(tls, Int16(EV_READ))
         readEvent = event
         readsTLSItself = true
@@ -226,8 +220,6 @@ extension ServerConnection {
             bufferevent_enable(tls, Int16(EV_READ))
             if let input = bufferevent_get_input(tls), evbuffer_get_length(input) > 0 {
                 worker.loop.schedule(afterMilliseconds: 0) { [self] in tlsReadable() }
-            } else {
-                readAheadIfPending()
             }
         } else {
             bufferevent_disable(tls, Int16(EV_READ))

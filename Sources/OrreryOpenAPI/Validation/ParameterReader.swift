@@ -31,7 +31,6 @@ final class ParameterReader: Sendable {
         isArray = types.contains("array")
         isObject = types.contains("object") && !isJSONContent
         readsString = types.isEmpty || types.contains("string")
-        asciiName = parameter.name.utf8.allSatisfy { $0 < 0x80 } ? Array(parameter.name.utf8) : nil
         isPlainSimple =
             readsString && !isArray && !isObject && !isJSONContent && parameter.style != "label"
             && parameter.style != "matrix"
@@ -145,80 +144,15 @@ final class ParameterReader: Sendable {
     }
 
     /// The decoded values of the query's parameters with this one's name, in order: what the query decoded whole
-    /// gives for the name, read over its bytes in place, with only this name's values decoded (a value with no `%`
-    /// or `+` made from its bytes as it is).
+    /// gives for the name, read over its bytes in place, with only this name's values decoded.
     private func queryValues(_ rawQuery: Substring) -> [String] {
-        guard let asciiName else { return PercentDecoding.queryValues(named: parameter.name, in: rawQuery) }
-        return Self.withBytes(rawQuery) { bytes in
-            var values: [String] = []
-            var offset = 0
-            while let (value, next) = Self.nextValue(named: asciiName, parameter.name, in: bytes, from: offset) {
-                values.append(value)
-                offset = next
-            }
-            return values
-        }
+        PercentDecoding.queryValues(named: parameter.name, in: rawQuery)
     }
 
-    /// The first of them, without a list.
+    /// The first of them, without a list (a value with no `%` or `+` made from its bytes as it is).
     private func firstQueryValue(_ rawQuery: Substring) -> String? {
-        guard let asciiName else {
-            return PercentDecoding.queryValues(named: parameter.name, in: rawQuery, limit: 1).first
-        }
-        return Self.withBytes(rawQuery) { Self.nextValue(named: asciiName, parameter.name, in: $0, from: 0)?.value }
+        PercentDecoding.firstQueryValueString(named: parameter.name, in: rawQuery)
     }
-
-    /// The query's bytes in place (a copy only for text not stored contiguously).
-    private static func withBytes<Result>(_ text: Substring, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
-        if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
-        return Array(text.utf8).withUnsafeBufferPointer(body)
-    }
-
-    /// The first value from `start` on, decoded, and where the pair after it starts; nil when there is none. The
-    /// query's pairs are split at `&`, a pair's name and value at its first `=` (a name without one has an empty
-    /// value), empty pairs skipped; a name with an escape, a `+` or text beyond ASCII is decoded and compared as a
-    /// string, as the whole query decoded would be.
-    private static func nextValue(
-        named nameBytes: [UInt8], _ name: String, in bytes: UnsafeBufferPointer<UInt8>, from offset: Int
-    ) -> (value: String, next: Int)? {
-        var start = offset
-        while start < bytes.count {
-            var end = start
-            var equals = -1
-            var isNameEncoded = false
-            var isValueEncoded = false
-            while end < bytes.count && bytes[end] != UInt8(ascii: "&") {
-                let byte = bytes[end]
-                if equals < 0 && byte == UInt8(ascii: "=") {
-                    equals = end
-                } else if byte == UInt8(ascii: "%") || byte == UInt8(ascii: "+") || byte >= 0x80 {
-                    if equals < 0 { isNameEncoded = true } else { isValueEncoded = true }
-                }
-                end += 1
-            }
-            let nameEnd = equals < 0 ? end : equals
-            let matches =
-                isNameEncoded
-                ? PercentDecoding.decode(text(bytes, start..<nameEnd), plusAsSpace: true) == name
-                : nameEnd - start == nameBytes.count
-                    && nameBytes.indices.allSatisfy { nameBytes[$0] == bytes[start + $0] }
-            if start != end && matches {
-                guard equals >= 0 else { return ("", end + 1) }
-                let raw = text(bytes, equals + 1..<end)
-                return (isValueEncoded ? PercentDecoding.decode(raw, plusAsSpace: true) : raw, end + 1)
-            }
-            start = end + 1
-        }
-        return nil
-    }
-
-    private static func text(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> String {
-        String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
-    }
-
-    /// The name's bytes, for comparing a query's names in place; nil for a name beyond ASCII (compared as a
-    /// decoded string, canonically).
-    private let asciiName: [UInt8]?
 
     /// The schema says no more than `type: string` or `type: boolean` (with annotations): every value of that
     /// type satisfies it, and is not run through it.

@@ -13,8 +13,6 @@ struct PipelineRequest: Sendable {
     var peer: String
     /// The listener the request came through: 0 for the daemon's own ports, a session's tag for its port.
     var listenerTag: Int
-    /// Inside an intercepted tunnel: where its `CONNECT` went.
-    var intercepted: InterceptedOrigin?
 
     /// - Parameter intercepted: inside an intercepted tunnel, where its `CONNECT` went: `head`, which names only a
     ///   path there, is then read as the absolute https URL it is for.
@@ -27,7 +25,6 @@ struct PipelineRequest: Sendable {
         self.version = version
         self.peer = peer
         self.listenerTag = listenerTag
-        self.intercepted = intercepted
         // Rewritten in place once every field is set: choosing between two values for `head` first made the usual
         // request a copy of it.
         if let intercepted { Self.makeAbsolute(&self.head, origin: intercepted) }
