@@ -4,6 +4,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-dependencies.sh --with-test-tools
+# The run's own temporary directory, removed when it ends. The Swift driver leaves an empty TemporaryDirectory.XXXXXX
+# in $TMPDIR for each job it hands over by exec, several per `swift build` and `swift test`
+# (swiftlang/swift-driver#2049): about fourteen a run went into /tmp and stayed there.
+run_tmp=$(mktemp -d)
+trap 'rm -rf "$run_tmp"' EXIT
+export TMPDIR="$run_tmp"
 # URLSession (libcurl) obeys proxy variables even for 127.0.0.1; the tests only ever talk to loopback.
 export no_proxy="127.0.0.1,localhost" NO_PROXY="127.0.0.1,localhost"
 swift build --build-tests

@@ -89,19 +89,26 @@ extension String {
 /// length and first letter rule out nearly every other field before any comparison.
 public struct HeaderNameSet: Sendable {
     public let names: [String]
-    private let signatures: [Int]
+    /// One bit for each name's length and first letter (`bit(count:first:)`): a field whose bit is clear is none of
+    /// them, found with one test where a list of signatures was searched for every field asked about.
+    private let bits: UInt64
 
     public init(_ names: [String]) {
         self.names = names
-        signatures = names.map(Self.signature)
+        bits = names.reduce(0) { bits, name in bits | Self.bit(count: name.utf8.count, first: name.utf8.first ?? 0) }
     }
 
     /// Whether `name` is one of them, without regard to ASCII case.
     public func contains(_ name: String) -> Bool {
-        signatures.contains(Self.signature(name)) && names.contains { $0.equalsIgnoringASCIICase(name) }
+        // Over the bytes in place: the UTF-8 view's `first` went through its index checks for every field.
+        let bit =
+            name.utf8.withContiguousStorageIfAvailable { Self.bit(count: $0.count, first: $0.first ?? 0) }
+            ?? Self.bit(count: name.utf8.count, first: name.utf8.first ?? 0)
+        return bits & bit != 0 && names.contains { $0.equalsIgnoringASCIICase(name) }
     }
 
-    private static func signature(_ name: String) -> Int {
-        name.utf8.count << 8 | Int((name.utf8.first ?? 0) | 0x20)
+    @inline(__always)
+    private static func bit(count: Int, first: UInt8) -> UInt64 {
+        1 << UInt64((count &* 5 &+ Int(first | 0x20)) & 63)
     }
 }

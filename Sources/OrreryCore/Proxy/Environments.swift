@@ -97,11 +97,13 @@ public struct Environments: Sendable {
                     message: "the \(choice.key) environment of \(configuration.canonicalHost) has no host yet; set one with PUT /__admin/environments/\(configuration.canonicalHost)"))
         }
         let scheme = choice.protocol ?? entry.protocol ?? configuration.canonicalProtocol
-        var upstream = Upstream(scheme: scheme, hostAndPort: host, environmentKey: choice.key, canonicalHost: configuration.canonicalHost)
-        upstream.injectedHeaders = configuration.injectedHeaders + entry.injectedHeaders
-        // Prior knowledge is for plain connections; a TLS upstream says by ALPN whether it speaks HTTP/2.
-        if entry.speaksHTTP2, scheme == "http" { upstream.usesHTTP2PriorKnowledge = true }
-        return .success(upstream)
+        return .success(
+            Upstream(
+                scheme: scheme, hostAndPort: host, environmentKey: choice.key,
+                canonicalHost: configuration.canonicalHost,
+                injectedHeaders: configuration.injectedHeaders + entry.injectedHeaders,
+                // Prior knowledge is for plain connections; a TLS upstream says by ALPN whether it speaks HTTP/2.
+                usesHTTP2PriorKnowledge: entry.speaksHTTP2 && scheme == "http"))
     }
 
     /// The admin API's view: each configuration, its hosts and the active key.
@@ -195,7 +197,10 @@ public struct UpstreamSelectionError: Error, Sendable {
 }
 
 /// The real host a request is forwarded to.
-public struct Upstream: Sendable, Equatable {
+///
+/// A reference, immutable once made: an upstream goes with every forwarded request through the pipeline, the relay
+/// and the upstream exchange, and every copy of it as a value retained and released each of its eight references.
+public final class Upstream: Sendable, Equatable {
     /// `http` or `https`.
     public let scheme: String
     /// Host name or address without brackets (`api.example.com`, `::1`).
@@ -206,17 +211,19 @@ public struct Upstream: Sendable, Equatable {
     /// `https://api.example.com:8443`: for logs and errors, and what the upstream client pools connections by.
     public let origin: String
     /// The environment key (`PROD`, `USER`), nil for a forward-proxy request to a host outside the map.
-    public var environmentKey: String?
-    public var canonicalHost: String?
-    public var injectedHeaders: [HostMap.InjectedHeader] = []
+    public let environmentKey: String?
+    public let canonicalHost: String?
+    /// Headers added to every request forwarded here, their values read from the environment.
+    public let injectedHeaders: [HostMap.InjectedHeader]
     /// Spoken to in HTTP/2 from the first byte (h2c, the host map's `"http2": true`).
-    public var usesHTTP2PriorKnowledge = false {
-        didSet { poolKey = usesHTTP2PriorKnowledge ? "h2c+" + origin : origin }
-    }
+    public let usesHTTP2PriorKnowledge: Bool
     /// What the upstream client pools connections by: the origin, told apart for h2c.
-    public private(set) var poolKey: String
+    public let poolKey: String
 
-    public init(scheme: String, hostAndPort: String, environmentKey: String?, canonicalHost: String?) {
+    public init(
+        scheme: String, hostAndPort: String, environmentKey: String?, canonicalHost: String?,
+        injectedHeaders: [HostMap.InjectedHeader] = [], usesHTTP2PriorKnowledge: Bool = false
+    ) {
         self.scheme = scheme
         self.environmentKey = environmentKey
         self.canonicalHost = canonicalHost
@@ -235,7 +242,19 @@ public struct Upstream: Sendable, Equatable {
         self.port = port
         let written = host.contains(":") ? "[\(host)]" : host
         hostHeader = port == defaultPort ? written : "\(written):\(port)"
-        origin = "\(scheme)://\(hostHeader)"
-        poolKey = origin
+        let origin = "\(scheme)://\(hostHeader)"
+        self.origin = origin
+        self.injectedHeaders = injectedHeaders
+        self.usesHTTP2PriorKnowledge = usesHTTP2PriorKnowledge
+        poolKey = usesHTTP2PriorKnowledge ? "h2c+" + origin : origin
+    }
+
+    public static func == (lhs: Upstream, rhs: Upstream) -> Bool {
+        lhs === rhs
+            || (lhs.scheme == rhs.scheme && lhs.host == rhs.host && lhs.port == rhs.port
+                && lhs.hostHeader == rhs.hostHeader
+                && lhs.environmentKey == rhs.environmentKey && lhs.canonicalHost == rhs.canonicalHost
+                && lhs.injectedHeaders == rhs.injectedHeaders
+                && lhs.usesHTTP2PriorKnowledge == rhs.usesHTTP2PriorKnowledge)
     }
 }

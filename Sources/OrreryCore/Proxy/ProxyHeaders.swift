@@ -37,6 +37,11 @@ public enum ProxyHeaders {
         var forwarded: String?
         var via: String?
         for (name, value) in headers.entries {
+            // Most fields are none of those this pass looks for: one test lets them through.
+            if named.isEmpty && !requestFields.contains(name) {
+                result.entries.append((name, value))
+                continue
+            }
             if isHopByHop(name, named) || name.equalsIgnoringASCIICase("Host")
                 // The body is sent whole with its own length.
                 || name.equalsIgnoringASCIICase("Content-Length")
@@ -71,6 +76,10 @@ public enum ProxyHeaders {
         let named = connectionNamed(headers)
         var via: String?
         for (name, value) in headers.entries {
+            if named.isEmpty && !responseFields.contains(name) {
+                result.entries.append((name, value))
+                continue
+            }
             let count = name.utf8.count
             if isHopByHop(name, named) || (count == 14 && name.equalsIgnoringASCIICase("Content-Length")) { continue }
             if count == 3, name.equalsIgnoringASCIICase("Via") {
@@ -86,7 +95,7 @@ public enum ProxyHeaders {
     /// The fields a `Connection` header names (lowercased), which are hop-by-hop too; usually none.
     private static func connectionNamed(_ headers: HTTPHeaders) -> [String] {
         var named: [String] = []
-        for (name, value) in headers.entries where name.equalsIgnoringASCIICase("Connection") {
+        for (name, value) in headers.entries where name.utf8.count == 10 && name.equalsIgnoringASCIICase("Connection") {
             for token in value.split(separator: ",") {
                 named.append(token.trimmingCharacters(in: " \t").lowercased())
             }
@@ -98,6 +107,13 @@ public enum ProxyHeaders {
 
     /// Fields meant for Orrery, never passed on.
     private static let orreryFields = HeaderNameSet(["X-Orrery-Session", "X-Orrery-Admin-Token"])
+
+    /// Every field `upstreamRequest` drops or rewrites; any other passes as it is.
+    private static let requestFields = HeaderNameSet(
+        hopByHop.sorted() + orreryFields.names + ["Host", "Content-Length", "X-Forwarded-For", "Via"])
+
+    /// Every field `clientResponse` drops or rewrites.
+    private static let responseFields = HeaderNameSet(hopByHop.sorted() + ["Content-Length", "Via"])
 
     private static func isHopByHop(_ name: String, _ named: [String]) -> Bool {
         if !named.isEmpty, named.contains(name.lowercased()) { return true }

@@ -1,5 +1,7 @@
 /// The templated parts of a stub's response (`template: true`): its body and the header values that have tags.
-public struct ResponseTemplate: Sendable, Equatable {
+///
+/// A reference: every templated answer reads it, and a copy of a value retained and released each of its arrays.
+public final class ResponseTemplate: Sendable, Equatable {
     /// The body; nil when the response has none.
     public let body: Template?
     /// Header values that are templates, by their position in the response's headers.
@@ -8,6 +10,10 @@ public struct ResponseTemplate: Sendable, Equatable {
     public init(body: Template?, headers: [HeaderTemplate] = []) {
         self.body = body
         self.headers = headers
+    }
+
+    public static func == (lhs: ResponseTemplate, rhs: ResponseTemplate) -> Bool {
+        lhs === rhs || (lhs.body == rhs.body && lhs.headers == rhs.headers)
     }
 
     /// Whether nothing in it reads the request: such a response is served as a static one.

@@ -73,7 +73,7 @@ extension TemplateRenderer {
                 out.append(contentsOf: plan.literals[step.index])
                 continue
             }
-            guard case .text(let text) = resolve(plan.lookups[step.index], context: &context) else { continue }
+            guard let text = requestText(plan.lookups[step.index], context: context) else { continue }
             append(text, html: step.isHTML, escape: escape, into: &out)
         }
     }

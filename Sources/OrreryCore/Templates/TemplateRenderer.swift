@@ -209,38 +209,13 @@ enum TemplateRenderer {
     }
 
     static func resolve<Generator>(_ lookup: RootLookup, context: inout TemplateContext<Generator>) -> TemplateValue {
-        // The request's fields are read where they are: a copy of the request would retain and release each.
         switch lookup {
-        case .method: return .text(context.request.method[...])
-        case .path: return .text(context.request.path[...])
-        case .pathSegment(let position):
-            return pathSegment(context.request.path, position).map { .text($0) } ?? .missing
+        case .method, .path, .pathSegment, .query, .header, .queryValue, .headerValue, .cookie, .url, .parameter:
+            return requestText(lookup, context: context).map { .text($0) } ?? .missing
         case .pathSegments:
             return .list(
                 context.request.path.utf8.dropFirst().isEmpty
                     ? [] : context.request.path.dropFirst().split(separator: "/", omittingEmptySubsequences: false))
-        case .query(let name):
-            return PercentDecoding.firstQueryValue(named: name, in: context.request.rawQuery).map { .text($0) }
-                ?? .missing
-        case .header(let name):
-            return context.request.headers.first(named: name).map { .text($0[...]) } ?? .missing
-        case .queryValue(let name, let position):
-            let values = context.request.queryValues(named: name)
-            return position < values.count ? .text(values[position][...]) : .missing
-        case .headerValue(let name, let position):
-            let values = context.request.headers.all(named: name)
-            return position < values.count ? .text(values[position][...]) : .missing
-        case .cookie(let name):
-            for header in context.request.headers.all(named: "Cookie") {
-                for pair in header.split(separator: ";") {
-                    let trimmed = pair.drop { $0 == " " }
-                    guard let equals = trimmed.firstIndex(of: "="), trimmed[..<equals] == name else { continue }
-                    return .text(trimmed[trimmed.index(after: equals)...])
-                }
-            }
-            return .missing
-        case .url:
-            return .text(context.request.originForm[...])
         case .baseUrl:
             return .text(
                 ("http://" + (context.request.headers.first(named: "Host") ?? context.request.host ?? "localhost"))[...]
@@ -250,13 +225,47 @@ enum TemplateRenderer {
         case .json(let components):
             guard let json = context.json() else { return .missing }
             return descend(json, components[...])
-        case .parameter(let index):
-            return index < context.parameters.values.count ? .text(context.parameters.values[index]) : .missing
         case .graphQL(let components):
             guard let operation = context.graphQL() else { return .missing }
             return descend(operation, components[...])
         case .now: return .now
         case .uuid: return .uuid
+        }
+    }
+
+    /// The request text a name stands for (`TemplatePlan.isRequestText`), a slice of the request's own strings;
+    /// nil when the request has none, or for a name that is not request text. A plan writes it straight from here,
+    /// without making a `TemplateValue` to take apart again.
+    @inline(__always)
+    static func requestText<Generator>(_ lookup: RootLookup, context: borrowing TemplateContext<Generator>)
+        -> Substring?
+    {
+        // The request's fields are read where they are: a copy of the request would retain and release each.
+        switch lookup {
+        case .method: return context.request.method[...]
+        case .path: return context.request.path[...]
+        case .pathSegment(let position): return pathSegment(context.request.path, position)
+        case .query(let name): return PercentDecoding.firstQueryValue(named: name, in: context.request.rawQuery)
+        case .header(let name): return context.request.headers.first(named: name)?[...]
+        case .queryValue(let name, let position):
+            let values = context.request.queryValues(named: name)
+            return position < values.count ? values[position][...] : nil
+        case .headerValue(let name, let position):
+            let values = context.request.headers.all(named: name)
+            return position < values.count ? values[position][...] : nil
+        case .cookie(let name):
+            for header in context.request.headers.all(named: "Cookie") {
+                for pair in header.split(separator: ";") {
+                    let trimmed = pair.drop { $0 == " " }
+                    guard let equals = trimmed.firstIndex(of: "="), trimmed[..<equals] == name else { continue }
+                    return trimmed[trimmed.index(after: equals)...]
+                }
+            }
+            return nil
+        case .url: return context.request.originForm[...]
+        case .parameter(let index):
+            return index < context.parameters.values.count ? context.parameters.values[index] : nil
+        case .pathSegments, .baseUrl, .body, .json, .graphQL, .now, .uuid: return nil
         }
     }
 
