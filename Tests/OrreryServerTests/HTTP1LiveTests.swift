@@ -250,6 +250,39 @@ struct HTTP1LiveTests {
         }
     }
 
+    @Test("An answer slower than the idle timeout keeps its connection; the idle timeout counts from the last answer")
+    func idleTimeoutAroundDelayedAnswers() async throws {
+        let stubs = """
+            stubs:
+              - request: { method: GET, path: /long }
+                response: { delay: 300, body: long }
+              - request: { method: GET, path: /short }
+                response: { delay: 50, body: short }
+            """
+        try await LiveServer.with(
+            files: ["stubs/delays.yaml": stubs],
+            configure: {
+                $0.isOffline = true
+                $0.http.idleTimeoutMilliseconds = 200
+            }
+        ) { server in
+            let connection = try RawConnection(port: server.port, timeout: 5)
+            // Nothing is timed while an answer is made: the idle timer set as the connection came runs out during
+            // the 300 ms, and must not close it.
+            connection.send("GET /long HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(connection.read(through: "\r\n\r\nlong")?.hasPrefix("HTTP/1.1 200 OK\r\n") == true)
+            // A short wait, answered while the idle timer set by the last answer is still pending: the timer is
+            // left to fire, finds the deadline moved, and waits for the rest.
+            connection.send("GET /short HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(connection.read(through: "\r\n\r\nshort")?.hasPrefix("HTTP/1.1 200 OK\r\n") == true)
+            let answered = ContinuousClock.now
+            let (rest, closed) = connection.readToEnd()
+            let idle = ContinuousClock.now - answered
+            #expect(closed && rest.isEmpty, "the idle connection was not closed")
+            #expect(idle >= .milliseconds(150) && idle < .milliseconds(2_000), "closed \(idle) after the last answer")
+        }
+    }
+
     @Test("A client that half-closes in the middle of a request is closed at once, without waiting for a timeout")
     func halfCloseInRequest() async throws {
         try await withServer { server in

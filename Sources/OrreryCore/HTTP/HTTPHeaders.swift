@@ -92,19 +92,50 @@ public struct HeaderNameSet: Sendable {
     /// One bit for each name's length and first letter (`bit(count:first:)`): a field whose bit is clear is none of
     /// them, found with one test where a list of signatures was searched for every field asked about.
     private let bits: UInt64
+    /// The names in lower case, one after another, and where each is in it: a field whose bit is set is compared
+    /// with the names of its length over the bytes in place, without a call per name.
+    private let lowercased: [UInt8]
+    private let spans: [Range<Int>]
 
     public init(_ names: [String]) {
         self.names = names
-        bits = names.reduce(0) { bits, name in bits | Self.bit(count: name.utf8.count, first: name.utf8.first ?? 0) }
+        var bits: UInt64 = 0
+        var lowercased: [UInt8] = []
+        var spans: [Range<Int>] = []
+        for name in names {
+            bits |= Self.bit(count: name.utf8.count, first: name.utf8.first ?? 0)
+            let start = lowercased.count
+            lowercased.append(contentsOf: name.utf8.map(Self.lowercase))
+            spans.append(start..<lowercased.count)
+        }
+        self.bits = bits
+        self.lowercased = lowercased
+        self.spans = spans
     }
 
     /// Whether `name` is one of them, without regard to ASCII case.
     public func contains(_ name: String) -> Bool {
-        // Over the bytes in place: the UTF-8 view's `first` went through its index checks for every field.
-        let bit =
-            name.utf8.withContiguousStorageIfAvailable { Self.bit(count: $0.count, first: $0.first ?? 0) }
-            ?? Self.bit(count: name.utf8.count, first: name.utf8.first ?? 0)
-        return bits & bit != 0 && names.contains { $0.equalsIgnoringASCIICase(name) }
+        name.utf8.withContiguousStorageIfAvailable(contains(bytes:))
+            ?? names.contains { $0.equalsIgnoringASCIICase(name) }
+    }
+
+    private func contains(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bits & Self.bit(count: bytes.count, first: bytes.first ?? 0) != 0 else { return false }
+        return lowercased.withUnsafeBufferPointer { lowercased in
+            spans.contains { span in
+                guard span.count == bytes.count else { return false }
+                var offset = 0
+                while offset < span.count && lowercased[span.lowerBound + offset] == Self.lowercase(bytes[offset]) {
+                    offset += 1
+                }
+                return offset == span.count
+            }
+        }
+    }
+
+    @inline(__always)
+    private static func lowercase(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
     }
 
     @inline(__always)

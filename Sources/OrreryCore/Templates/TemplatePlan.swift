@@ -73,8 +73,7 @@ extension TemplateRenderer {
                 out.append(contentsOf: plan.literals[step.index])
                 continue
             }
-            guard let text = requestText(plan.lookups[step.index], context: context) else { continue }
-            append(text, html: step.isHTML, escape: escape, into: &out)
+            appendRequestText(plan.lookups[step.index], html: step.isHTML, escape: escape, context: context, into: &out)
         }
     }
 }

@@ -349,7 +349,7 @@ enum TemplateRenderer {
 
     /// Request text an expression names: HTML-escaped for Handlebars' `{{x}}`, else as a value is written.
     @inline(__always)
-    static func append(_ text: Substring, html: Bool, escape: Bool, into out: inout [UInt8]) {
+    static func append(_ text: some StringProtocol, html: Bool, escape: Bool, into out: inout [UInt8]) {
         if html {
             appendHTMLEscaped(text.utf8, into: &out)
         } else {
@@ -357,12 +357,29 @@ enum TemplateRenderer {
         }
     }
 
-    /// Request text (a slice of the request's own strings), over its bytes in place.
+    /// Request text (the request's own strings, or slices of them), over its bytes in place: borrowed, where
+    /// `withUTF8` needed a copy of the text to call it on.
     @inline(__always)
-    static func append(_ text: Substring, escape: Bool, into out: inout [UInt8]) {
-        var text = text
-        text.withUTF8 { bytes in
+    static func append(_ text: some StringProtocol, escape: Bool, into out: inout [UInt8]) {
+        let lent: Void? = text.utf8.withContiguousStorageIfAvailable { bytes in
             if escape { appendJSONEscaped(buffer: bytes, into: &out) } else { out.append(contentsOf: bytes) }
+        }
+        if lent == nil { append(Array(text.utf8), escape: escape, into: &out) }
+    }
+
+    /// The request text a plan's step names (`requestText`), written as `append(_:html:escape:into:)` writes it.
+    /// The method and the path are whole strings of the request, written with no slice made of them.
+    @inline(__always)
+    static func appendRequestText<Generator>(
+        _ lookup: RootLookup, html: Bool, escape: Bool, context: borrowing TemplateContext<Generator>,
+        into out: inout [UInt8]
+    ) {
+        switch lookup {
+        case .method: append(context.request.method, html: html, escape: escape, into: &out)
+        case .path: append(context.request.path, html: html, escape: escape, into: &out)
+        default:
+            guard let text = requestText(lookup, context: context) else { return }
+            append(text, html: html, escape: escape, into: &out)
         }
     }
 

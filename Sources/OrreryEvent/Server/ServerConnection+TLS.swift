@@ -286,9 +286,7 @@ extension ServerConnection {
             return
         }
         armedTimeout = nil
-        guard let timer else { return }
-        var delay = timeval(milliseconds: 10)
-        event_add(timer, &delay)
+        rearm(after: 10)
     }
 
     // MARK: - Interception

@@ -66,6 +66,8 @@ final class ServerConnection {
     /// An HTTP/2 connection over TLS has shut its write side after close_notify and drops what still comes.
     var isTLSLingering = false
     var deadline = 0
+    /// When the timer, if pending, fires (by the loop's clock): nil while it is not pending.
+    private var timerFiresAt: Int?
     var isClosed = false
     /// The answer being streamed, if the current one is.
     private var stream: ResponseStream? {
@@ -619,17 +621,30 @@ final class ServerConnection {
             return
         }
         armedTimeout = wanted
-        guard let wanted else {
-            if let timer { event_del(timer) }
-            return
-        }
+        // Nothing timed (a request waits for its answer): the timer is left pending, and finds nothing to do if it
+        // fires before the answer goes out.
+        guard let wanted else { return }
         arm(milliseconds: worker.configuration.milliseconds(for: wanted))
+    }
+
+    /// Adds the timer to fire after `milliseconds`, the deadline left as it is.
+    func rearm(after milliseconds: Int) {
+        guard let timer else { return }
+        var delay = timeval(milliseconds: milliseconds)
+        event_add(timer, &delay)
+        timerFiresAt = worker.now + milliseconds
     }
 
     func arm(milliseconds: Int) {
         guard let timer else { return }
         deadline = worker.now + milliseconds
+        // A timer still pending that fires no later than the new deadline is left as it is: it finds the deadline
+        // moved and waits again for the rest. An answer the server does not give at once (proxied, delayed) had the
+        // idle timer deleted as its request came and added again as it went out, with libevent's timer queue
+        // updated both times.
+        if let timerFiresAt, timerFiresAt <= deadline { return }
         worker.loop.add(timer, afterMilliseconds: milliseconds)
+        timerFiresAt = deadline
     }
 
     /// Moves the deadline of an idle, body or send timeout on, without touching the timer: it fires at the old time
@@ -642,7 +657,10 @@ final class ServerConnection {
 
     func timerFired() {
         guard !isClosed else { return }
-        if isLingering || isHandshaking {
+        timerFiresAt = nil
+        let remaining = deadline - worker.now
+        // A timer left pending from an earlier deadline may fire before the linger's or the handshake's.
+        if (isLingering || isHandshaking) && remaining <= 0 {
             // The linger time is over, or the client never finished its TLS handshake.
             close()
             return
@@ -651,10 +669,8 @@ final class ServerConnection {
             closeTLSOnceWritten()
             return
         }
-        let remaining = deadline - worker.now
-        if remaining > 0, let timer {
-            var delay = timeval(milliseconds: remaining)
-            event_add(timer, &delay)
+        if remaining > 0 {
+            rearm(after: remaining)
             return
         }
         if let http2 {
@@ -663,6 +679,8 @@ final class ServerConnection {
             if !http2.timedOut() { arm(milliseconds: worker.configuration.idleTimeoutMilliseconds) }
             return
         }
+        // Nothing is timed now (a request waits for its answer): armed again when something is.
+        guard armedTimeout != nil else { return }
         armedTimeout = nil
         // A client that has not taken any of its answer for the whole timeout will not take the rest: closing once
         // it is written would keep the connection, and the answer in memory, for as long as the client likes.
