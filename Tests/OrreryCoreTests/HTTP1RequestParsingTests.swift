@@ -29,6 +29,18 @@ struct HTTP1RequestParsingTests {
         #expect(parsed.consumed == text.utf8.count)
     }
 
+    @Test("A token byte is exactly RFC 9110's tchar, for every byte")
+    func tokenBytes() {
+        let tchar = Set(Array("!#$%&'*+-.^_`|~0123456789".utf8) + Array(65...90) + Array(97...122))
+        for byte in UInt8.min...UInt8.max {
+            #expect(HTTP1Parser.isTokenByte(byte) == tchar.contains(byte), "byte \(byte)")
+            // A header name of that byte alone (a line break would end the line): read only when it is a token.
+            guard byte != 0x0A && byte != 0x0D else { continue }
+            let parsed = parseRequest(Array("GET / HTTP/1.1\r\nHost: h\r\n".utf8) + [byte] + Array(": v\r\n\r\n".utf8))
+            #expect((parsed.error == nil) == tchar.contains(byte), "header name byte \(byte)")
+        }
+    }
+
     @Test("Methods are tokens, kept as sent; targets may carry UTF-8 bytes")
     func methodsAndTargets() {
         #expect(parseEveryWay("PROPFIND /x HTTP/1.1\r\nHost: h\r\n\r\n").method == "PROPFIND")

@@ -86,42 +86,44 @@ extension String {
 }
 
 /// A fixed set of header names, asked about on the request path (sensitive headers, hop-by-hop ones): a name's
-/// length and first letter rule out nearly every other field before any comparison.
+/// length rules out most other fields before any comparison.
 public struct HeaderNameSet: Sendable {
     public let names: [String]
-    /// One bit for each name's length and first letter (`bit(count:first:)`): a field whose bit is clear is none of
-    /// them, found with one test where a list of signatures was searched for every field asked about.
-    private let bits: UInt64
-    /// The names in lower case, one after another, and where each is in it: a field whose bit is set is compared
-    /// with the names of its length over the bytes in place, without a call per name.
+    /// One bit for each length the names have: a field of another length is none of them, found with one test.
+    private let lengths: UInt64
+    /// The names in lower case, one after another, and where each is in it: a field of a length they have is
+    /// compared with the names of that length over its bytes in place, without a call per name.
     private let lowercased: [UInt8]
     private let spans: [Range<Int>]
 
     public init(_ names: [String]) {
         self.names = names
-        var bits: UInt64 = 0
+        var lengths: UInt64 = 0
         var lowercased: [UInt8] = []
         var spans: [Range<Int>] = []
         for name in names {
-            bits |= Self.bit(count: name.utf8.count, first: name.utf8.first ?? 0)
+            // A name of 64 bytes or more sets the last bit, which every field that long then passes.
+            lengths |= 1 << UInt64(min(name.utf8.count, 63))
             let start = lowercased.count
             lowercased.append(contentsOf: name.utf8.map(Self.lowercase))
             spans.append(start..<lowercased.count)
         }
-        self.bits = bits
+        self.lengths = lengths
         self.lowercased = lowercased
         self.spans = spans
     }
 
     /// Whether `name` is one of them, without regard to ASCII case.
     public func contains(_ name: String) -> Bool {
-        name.utf8.withContiguousStorageIfAvailable(contains(bytes:))
+        // The length first: a string's count is read without touching its bytes, which a small string copies out
+        // to lend them.
+        guard lengths & (1 << UInt64(min(name.utf8.count, 63))) != 0 else { return false }
+        return name.utf8.withContiguousStorageIfAvailable { contains(bytes: $0) }
             ?? names.contains { $0.equalsIgnoringASCIICase(name) }
     }
 
     private func contains(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard bits & Self.bit(count: bytes.count, first: bytes.first ?? 0) != 0 else { return false }
-        return lowercased.withUnsafeBufferPointer { lowercased in
+        lowercased.withUnsafeBufferPointer { lowercased in
             spans.contains { span in
                 guard span.count == bytes.count else { return false }
                 var offset = 0
@@ -136,10 +138,5 @@ public struct HeaderNameSet: Sendable {
     @inline(__always)
     private static func lowercase(_ byte: UInt8) -> UInt8 {
         byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
-    }
-
-    @inline(__always)
-    private static func bit(count: Int, first: UInt8) -> UInt64 {
-        1 << UInt64((count &* 5 &+ Int(first | 0x20)) & 63)
     }
 }
