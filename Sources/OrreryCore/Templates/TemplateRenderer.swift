@@ -347,24 +347,33 @@ enum TemplateRenderer {
         }
     }
 
-    /// Request text an expression names: HTML-escaped for Handlebars' `{{x}}`, else as a value is written.
+    /// Request text an expression names: HTML-escaped for Handlebars' `{{x}}`, else as a value is written. A slice
+    /// of the request's strings lends its bytes with `withUTF8`, on a copy: its UTF-8 view lends them only through
+    /// the generic `Slice` path, several times the cost.
     @inline(__always)
-    static func append(_ text: some StringProtocol, html: Bool, escape: Bool, into out: inout [UInt8]) {
-        if html {
-            appendHTMLEscaped(text.utf8, into: &out)
-        } else {
-            append(text, escape: escape, into: &out)
-        }
+    static func append(_ text: Substring, html: Bool = false, escape: Bool, into out: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { append(bytes: $0, html: html, escape: escape, into: &out) }
     }
 
-    /// Request text (the request's own strings, or slices of them), over its bytes in place: borrowed, where
-    /// `withUTF8` needed a copy of the text to call it on.
+    /// One of the request's own strings, its bytes borrowed in place.
     @inline(__always)
-    static func append(_ text: some StringProtocol, escape: Bool, into out: inout [UInt8]) {
-        let lent: Void? = text.utf8.withContiguousStorageIfAvailable { bytes in
-            if escape { appendJSONEscaped(buffer: bytes, into: &out) } else { out.append(contentsOf: bytes) }
+    static func append(_ text: String, html: Bool = false, escape: Bool, into out: inout [UInt8]) {
+        let lent: Void? = text.utf8.withContiguousStorageIfAvailable {
+            append(bytes: $0, html: html, escape: escape, into: &out)
         }
-        if lent == nil { append(Array(text.utf8), escape: escape, into: &out) }
+        if lent == nil { append(text[...], html: html, escape: escape, into: &out) }
+    }
+
+    @inline(__always)
+    private static func append(bytes: UnsafeBufferPointer<UInt8>, html: Bool, escape: Bool, into out: inout [UInt8]) {
+        if html {
+            appendHTMLEscaped(bytes, into: &out)
+        } else if escape {
+            appendJSONEscaped(buffer: bytes, into: &out)
+        } else {
+            out.append(contentsOf: bytes)
+        }
     }
 
     /// The request text a plan's step names (`requestText`), written as `append(_:html:escape:into:)` writes it.
