@@ -86,11 +86,14 @@ extension String {
 }
 
 /// A fixed set of header names, asked about on the request path (sensitive headers, hop-by-hop ones): a name's
-/// length rules out most other fields before any comparison.
+/// length and first letter rule out nearly every other field before any comparison.
 public struct HeaderNameSet: Sendable {
     public let names: [String]
     /// One bit for each length the names have: a field of another length is none of them, found with one test.
     private let lengths: UInt64
+    /// One bit for each name's length and first letter together, for the fields a length alone lets through (a
+    /// `User-Agent` has the length of `Connection`).
+    private let pairs: UInt64
     /// The names in lower case, one after another, and where each is in it: a field of a length they have is
     /// compared with the names of that length over its bytes in place, without a call per name.
     private let lowercased: [UInt8]
@@ -99,16 +102,19 @@ public struct HeaderNameSet: Sendable {
     public init(_ names: [String]) {
         self.names = names
         var lengths: UInt64 = 0
+        var pairs: UInt64 = 0
         var lowercased: [UInt8] = []
         var spans: [Range<Int>] = []
         for name in names {
             // A name of 64 bytes or more sets the last bit, which every field that long then passes.
             lengths |= 1 << UInt64(min(name.utf8.count, 63))
+            pairs |= Self.pair(count: name.utf8.count, first: name.utf8.first ?? 0)
             let start = lowercased.count
             lowercased.append(contentsOf: name.utf8.map(Self.lowercase))
             spans.append(start..<lowercased.count)
         }
         self.lengths = lengths
+        self.pairs = pairs
         self.lowercased = lowercased
         self.spans = spans
     }
@@ -117,7 +123,10 @@ public struct HeaderNameSet: Sendable {
     public func contains(_ name: String) -> Bool {
         // The length first: a string's count is read without touching its bytes, which a small string copies out
         // to lend them.
-        guard lengths & (1 << UInt64(min(name.utf8.count, 63))) != 0 else { return false }
+        let count = name.utf8.count
+        guard lengths & (1 << UInt64(min(count, 63))) != 0,
+            pairs & Self.pair(count: count, first: name.utf8.first ?? 0) != 0
+        else { return false }
         return name.utf8.withContiguousStorageIfAvailable { contains(bytes: $0) }
             ?? names.contains { $0.equalsIgnoringASCIICase(name) }
     }
@@ -133,6 +142,11 @@ public struct HeaderNameSet: Sendable {
                 return offset == span.count
             }
         }
+    }
+
+    @inline(__always)
+    private static func pair(count: Int, first: UInt8) -> UInt64 {
+        1 << UInt64((count &* 5 &+ Int(first | 0x20)) & 63)
     }
 
     @inline(__always)

@@ -339,7 +339,9 @@ public struct HTTP1Parser {
         } else {
             while colon < line.count, line[colon] != UInt8(ascii: ":") {
                 let byte = line[colon]
-                guard byte > 0x20 && byte != 0x7F else { throw .malformed("a malformed response (space in a header name)") }
+                guard byte > 0x20 && byte != 0x7F else {
+                    throw .malformed("a malformed response (space in a header name)")
+                }
                 colon += 1
             }
         }
@@ -548,7 +550,8 @@ public struct HTTP1Parser {
         // every header name, where a switch over the ranges branched several times.
         let below40: UInt64 = 0x03FF_6CFA_0000_0000
         let below80: UInt64 = 0x57FF_FFFF_C7FF_FFFE
-        return byte < 0x40 ? (below40 >> UInt64(byte)) & 1 != 0 : byte < 0x80 && (below80 >> UInt64(byte &- 0x40)) & 1 != 0
+        return byte < 0x40
+            ? (below40 >> UInt64(byte)) & 1 != 0 : byte < 0x80 && (below80 >> UInt64(byte &- 0x40)) & 1 != 0
     }
 
     /// Whether `text` is an RFC 9110 token (a method, a header name).
