@@ -32,7 +32,6 @@ public final class DynamicResponse: Sendable {
         self.throttle = throttle
         self.fault = fault
         rendersBody = template != nil || pagination != nil
-        isPaginated = pagination != nil
         preparedHead =
             pagination == nil && template.map { $0.headers.isEmpty } == true
             ? HTTP1Encoder.PreparedHead(status: status, headers: headers) : nil
@@ -49,7 +48,6 @@ public final class DynamicResponse: Sendable {
     /// compressed) response is what goes out.
     /// Set once: asking `template != nil` per answer copied the template (and the pagination) to look.
     public let rendersBody: Bool
-    private let isPaginated: Bool
 
     /// The milliseconds to wait before answering this request (0 for none).
     public func sampleDelay<Generator: RandomNumberGenerator>(using generator: inout Generator) -> Int {
@@ -68,8 +66,8 @@ public final class DynamicResponse: Sendable {
         _ request: HTTPRequest, parameters: PathParameters = PathParameters(), now: Date = Date(),
         scheme: String = "http", using generator: inout Generator, budget: TemplateBudget = TemplateBudget()
     ) -> RenderedResponse {
-        // Asked of a flag set once: `pagination != nil` copied the pagination (a value of seven fields) to look.
-        if isPaginated {
+        // Asked with `!= nil` before it is bound: binding an optional that is nil still copied it to look.
+        if pagination != nil {
             return pagination!.page(for: request, scheme: scheme, status: status, headers: headers)
         }
         guard let template else { return RenderedResponse(status: status, headers: headers, body: []) }

@@ -234,8 +234,8 @@ enum TemplateRenderer {
     }
 
     /// The request text a name stands for (`TemplatePlan.isRequestText`), a slice of the request's own strings;
-    /// nil when the request has none, or for a name that is not request text. A plan writes it straight from here,
-    /// without making a `TemplateValue` to take apart again.
+    /// nil when the request has none, or for a name that is not request text. A plan's step writes it through
+    /// `appendRequestText`, without a `TemplateValue` made and taken apart again.
     @inline(__always)
     static func requestText<Generator>(_ lookup: RootLookup, context: borrowing TemplateContext<Generator>)
         -> Substring?
