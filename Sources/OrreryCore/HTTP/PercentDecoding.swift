@@ -74,7 +74,7 @@ public enum PercentDecoding {
         var found: (range: Range<Int>, needsDecoding: Bool)?
         forEachRawValue(named: name, in: query) { bytes, range in
             let raw = UnsafeBufferPointer(rebasing: bytes[range])
-            found = (range, raw.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") })
+            found = (range, needsDecoding(raw))
             return false
         }
         guard let found else { return nil }
@@ -89,12 +89,16 @@ public enum PercentDecoding {
         forEachRawValue(named: name, in: query) { bytes, range in
             let raw = UnsafeBufferPointer(rebasing: bytes[range])
             let text = String(decoding: raw, as: UTF8.self)
-            found =
-                raw.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }
-                ? decode(text, plusAsSpace: true) : text
+            found = needsDecoding(raw) ? decode(text, plusAsSpace: true) : text
             return false
         }
         return found
+    }
+
+    /// Whether a raw query value holds anything `decode(_:plusAsSpace:)` would change: an escape or a `+`.
+    @inline(__always)
+    private static func needsDecoding(_ raw: UnsafeBufferPointer<UInt8>) -> Bool {
+        raw.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }
     }
 
     /// Hands over the byte range (in `query`'s UTF-8, whose bytes come with it) of the raw, still encoded, value of

@@ -106,7 +106,6 @@ extension ServerConnection {
         }
         bufferevent_disable(tls, Int16(EV_READ))
         readEvent = event
-        readsTLSItself = true
         if isReadingEnabled { event_add(event, nil) }
         // What libevent decrypted with the handshake, and what OpenSSL holds, are read now: the socket may not wake.
         tlsSocketReadable()
@@ -205,8 +204,10 @@ extension ServerConnection {
     func updateTLSReading(_ wanted: Bool) {
         guard let tls, wanted != isReadingEnabled else { return }
         isReadingEnabled = wanted
-        if readsTLSItself {
-            guard let readEvent, !isTLSInputEnded else { return }
+        // A TLS connection has a read event of its own only once it reads for itself (the plain one's is freed as a
+        // tunnel is intercepted, and a closed connection's with its bufferevents).
+        if let readEvent {
+            guard !isTLSInputEnded else { return }
             if wanted {
                 event_add(readEvent, nil)
                 // What OpenSSL (or the bufferevent, from before) holds does not wake the socket.

@@ -33,10 +33,8 @@ final class ServerConnection {
     var isClosingTLS = false
     /// close_notify has been handed to OpenSSL.
     var isTLSShutDown = false
-    /// After the handshake, a TLS connection over the socket reads with `readEvent` and `SSL_read` itself
-    /// (`readTLSForItself`).
-    var readsTLSItself = false
-    /// It read the end of the client's input.
+    /// A TLS connection that reads for itself (`readTLSForItself`, when it has a `readEvent`) read the end of the
+    /// client's input.
     var isTLSInputEnded = false
     /// For a tunnel Orrery intercepts: the host and port its client asked for.
     var intercepted: InterceptedOrigin?
