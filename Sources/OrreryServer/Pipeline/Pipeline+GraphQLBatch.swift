@@ -37,6 +37,10 @@ extension Pipeline {
                 bodies.append(prepared.body)
                 statuses.append(prepared.status)
                 delay = max(delay, prepared.delayMilliseconds)
+            case .rendered(_, let encoded, _, let body, let delayMilliseconds):
+                bodies.append(body)
+                statuses.append(encoded.status)
+                delay = max(delay, delayMilliseconds)
             case .answer(let answer):
                 guard let record = answer.record else { return .answered(reply) }
                 bodies.append(record.body)

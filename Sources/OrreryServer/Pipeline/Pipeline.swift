@@ -178,6 +178,17 @@ final class Pipeline {
         if let fault = dynamic.fault, fault != .truncatedBody {
             return .fault(fault, delayMilliseconds: delay, outcome: outcome)
         }
+        if dynamic.rendersBody && dynamic.fault == nil && dynamic.throttle == nil {
+            // The usual template or page: sent and journaled as a prepared answer is. An answer object with its
+            // journal record (the stub's outcome copied into it, read back field by field) cost about 1,000
+            // instructions more.
+            let rendered = dynamic.render(
+                request, parameters: entry.parameters(for: request), scheme: scheme, budget: budget)
+            let body = Payload(rendered.body)
+            var encoded = dynamic.encoded(rendered, body: body)
+            encoded.trailers = prepared.encoded.trailers
+            return .rendered(entry, encoded, headers: rendered.headers, body: body, delayMilliseconds: delay)
+        }
         // The answer is made once and finished in place: built from locals, its journal record and encoded
         // response were copied into it, field by field.
         let answer: Answer

@@ -14,6 +14,10 @@ enum Reply {
     /// An answer to send once: a stub's dynamic one (rendered, delayed or cut for this request), or one made for it
     /// (a miss, an error, an admin answer).
     case answer(Answer)
+    /// A stub's template or page rendered for this request, without a fault or a bandwidth limit: sent and
+    /// journaled as a stub's prepared answer is (the journal keeps the fields and body as rendered, the body even
+    /// where the status sends none), with no answer object or journal record made for it.
+    case rendered(IndexedStub, EncodedResponse, headers: HTTPHeaders, body: Payload, delayMilliseconds: Int)
     /// A stub's fault in place of an answer: a reset, a close, bytes that are not HTTP, or silence.
     case fault(Fault, delayMilliseconds: Int, outcome: JournalEntry.Outcome)
     /// Sent on to an upstream; its answer, or the failure, is then sent and journaled as an `answer` is.

@@ -17,16 +17,9 @@ struct ReplyExecutor {
         switch reply {
         case .stub(let entry, let prepared):
             // The journal keeps the body as the stub gives it, whichever encoding goes out.
-            let encoded = prepared.encoded(for: exchange.request.headers)
-            if prepared.delayMilliseconds > 0 {
-                exchange.responder.after(milliseconds: prepared.delayMilliseconds) {
-                    log(prepared, of: entry, for: exchange)
-                    exchange.responder.send(encoded)
-                }
-            } else {
-                log(prepared, of: entry, for: exchange)
-                exchange.responder.send(encoded)
-            }
+            send(
+                prepared.encoded(for: exchange.request.headers), journaling: prepared.status, prepared.headers,
+                prepared.body, of: entry, after: prepared.delayMilliseconds, for: exchange)
         case .spec(let answer):
             metrics?.answered(.spec, status: answer.status, kind: exchange.sessionKind, startedAt: exchange.arrivedAt)
             serviceLogger.log(
@@ -34,6 +27,8 @@ struct ReplyExecutor {
                 outcome: .spec(operationId: answer.operationId, source: answer.source),
                 contractViolations: answer.violations.isEmpty ? nil : .array(answer.violations.map(\.json)))
             exchange.responder.send(answer.encoded)
+        case .rendered(let entry, let encoded, let headers, let body, let delay):
+            send(encoded, journaling: encoded.status, headers, body, of: entry, after: delay, for: exchange)
         case .answer(let answer):
             if answer.delayMilliseconds > 0 {
                 exchange.responder.after(milliseconds: answer.delayMilliseconds) { send(answer, for: exchange) }
@@ -110,11 +105,24 @@ struct ReplyExecutor {
         }
     }
 
-    private func log(_ prepared: PreparedResponse, of entry: IndexedStub, for exchange: Exchange) {
-        metrics?.answered(.stub, status: prepared.status, kind: exchange.sessionKind, startedAt: exchange.arrivedAt)
-        serviceLogger.log(
-            exchange, status: prepared.status, headers: prepared.headers, body: prepared.body,
-            outcome: .stub(id: entry.stub.id, name: entry.stub.name, location: entry.stub.location))
+    /// A stub's answer, prepared or rendered, journaled (`status`, `headers` and `body` as the stub gave or
+    /// rendered them) and sent after its delay.
+    private func send(
+        _ encoded: EncodedResponse, journaling status: Int, _ headers: HTTPHeaders, _ body: Payload,
+        of entry: IndexedStub, after delay: Int, for exchange: Exchange
+    ) {
+        func answer() {
+            metrics?.answered(.stub, status: status, kind: exchange.sessionKind, startedAt: exchange.arrivedAt)
+            serviceLogger.log(
+                exchange, status: status, headers: headers, body: body,
+                outcome: .stub(id: entry.stub.id, name: entry.stub.name, location: entry.stub.location))
+            exchange.responder.send(encoded)
+        }
+        if delay > 0 {
+            exchange.responder.after(milliseconds: delay, answer)
+        } else {
+            answer()
+        }
     }
 
     /// Journals the answer, then sends it: whole, at its bandwidth limit, or cut.

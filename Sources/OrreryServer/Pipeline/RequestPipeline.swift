@@ -65,6 +65,8 @@ final class RequestPipeline: HTTPRequestHandler {
             logger.debug("\(request.method) \(request.target) -> \(prepared.status) from stub \(entry.stub.label)")
         case .spec(let answer):
             logger.debug("\(request.method) \(request.target) -> \(answer.status)")
+        case .rendered(let entry, let encoded, _, _, _):
+            logger.debug("\(request.method) \(request.target) -> \(encoded.status) from stub \(entry.stub.label)")
         case .answer(let answer):
             guard let record = answer.record else { return }
             guard case .stub(let id, let name, let location) = record.outcome else {
