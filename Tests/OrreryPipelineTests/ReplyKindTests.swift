@@ -71,11 +71,18 @@ struct ReplyKindTests {
     @Test("a template is rendered into the answer and what the journal keeps")
     func template() throws {
         let harness = try PipelineHarness(files: Self.files)
-        guard case .answer(let answer) = harness.decide("GET", "/users/7?q=red").reply else { Issue.record("no answer"); return }
-        let json = try JSONValue.parse(answer.response.body.text)
+        // Sent and journaled as a prepared answer is: no answer object made for it.
+        guard
+            case .rendered(let entry, let encoded, let headers, let body, let delay) = harness.decide(
+                "GET", "/users/7?q=red"
+            ).reply
+        else { Issue.record("not rendered"); return }
+        let json = try JSONValue.parse(encoded.body.text)
         #expect(json["id"]?.stringValue == "7" && json["q"]?.stringValue == "red")
-        #expect(answer.record?.headers["X-User"] == "7")
-        #expect(answer.record?.body.text == answer.response.body.text)
+        #expect(entry.stub.request.url.pathTemplate?.source == "/users/{id}" && delay == 0 && encoded.status == 200)
+        #expect(
+            headers["X-User"] == "7" && String(decoding: encoded.head.bytes, as: UTF8.self).contains("X-User: 7\r\n"))
+        #expect(body.text == encoded.body.text)
     }
 
     @Test("faults are values: what goes wrong, and the stub it is journaled under", arguments: [

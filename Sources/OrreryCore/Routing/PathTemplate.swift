@@ -123,10 +123,15 @@ public struct PathTemplate: Sendable, Equatable, CustomStringConvertible {
 
     /// The parameters of a decoded request path, or nil when it does not match.
     public func match(_ path: String) -> PathParameters? {
-        var values: [Substring] = []
-        if !parameterNames.isEmpty { values.reserveCapacity(parameterNames.count) }
-        let matched = walk(path) { range in values.append(path.slice(utf8Offsets: range)) }
-        return matched ? PathParameters(names: parameterNames, values: values) : nil
+        var first = 0..<0
+        var later: [Range<Int>] = []
+        var count = 0
+        let matched = walk(path) { range in
+            if count == 0 { first = range } else { later.append(range) }
+            count += 1
+        }
+        return matched
+            ? PathParameters(names: parameterNames, text: path, first: first, later: later, count: count) : nil
     }
 
     /// Whether a decoded request path matches, without collecting the parameters (the router's question).
@@ -198,19 +203,68 @@ public struct PathTemplateError: Error, Sendable, Equatable {
 }
 
 /// The values of a request's path parameters, in the order the stub's path names them.
+///
+/// Kept as byte ranges of the text they come from (the request's decoded path): a match records where each value
+/// is, and a template writes its bytes from there. Making a slice of the path for each value cost several index
+/// computations, and `values` still makes them for whoever asks.
 public struct PathParameters: Sendable, Equatable {
     public let names: [String]
-    /// Slices of the request's decoded path.
-    public let values: [Substring]
+    /// The text the values are in, and each value's UTF-8 offsets in it: the first kept inline (most paths have
+    /// one parameter, and an array of one cost an allocation an answer).
+    let text: String
+    private let firstRange: Range<Int>
+    private let laterRanges: [Range<Int>]
+    /// How many values there are.
+    let count: Int
 
     public init(names: [String] = [], values: [Substring] = []) {
-        self.names = names
-        self.values = values
+        var text = ""
+        var ranges: [Range<Int>] = []
+        for value in values {
+            let start = text.utf8.count
+            text += value
+            ranges.append(start..<text.utf8.count)
+        }
+        self.init(names: names, text: text, ranges: ranges)
     }
+
+    init(names: [String], text: String, ranges: [Range<Int>]) {
+        self.init(
+            names: names, text: text, first: ranges.first ?? 0..<0, later: Array(ranges.dropFirst()),
+            count: ranges.count)
+    }
+
+    init(names: [String], text: String, first: Range<Int>, later: [Range<Int>], count: Int) {
+        self.names = names
+        self.text = text
+        firstRange = first
+        laterRanges = later
+        self.count = count
+    }
+
+    /// The UTF-8 offsets of the value at `index` in `text`; nil when there is none.
+    func range(at index: Int) -> Range<Int>? {
+        guard index >= 0 && index < count else { return nil }
+        return index == 0 ? firstRange : laterRanges[index - 1]
+    }
+
+    /// Slices of the text (the request's decoded path).
+    public var values: [Substring] { (0..<count).map { text.slice(utf8Offsets: range(at: $0)!) } }
 
     public subscript(name: String) -> Substring? {
-        names.firstIndex(of: name).flatMap { $0 < values.count ? values[$0] : nil }
+        names.firstIndex(of: name).flatMap { range(at: $0) }.map { text.slice(utf8Offsets: $0) }
     }
 
-    public var isEmpty: Bool { values.isEmpty }
+    public var isEmpty: Bool { count == 0 }
+
+    /// The bytes of the value at `index`, lent in place; nil when there is none.
+    @discardableResult
+    func withValueBytes<Result>(at index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result? {
+        guard let range = range(at: index) else { return nil }
+        return text.withUTF8Bytes { body(UnsafeBufferPointer(rebasing: $0[range])) }
+    }
+
+    public static func == (lhs: PathParameters, rhs: PathParameters) -> Bool {
+        lhs.names == rhs.names && lhs.values == rhs.values
+    }
 }

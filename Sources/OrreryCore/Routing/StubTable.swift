@@ -17,8 +17,11 @@ public struct StubTable: Sendable {
     private var byPrefix: [String: [IndexedStub]]
     /// Path-template stubs by method, segment count and literal prefix.
     private var templates: [TemplateKey: Candidates]
-    /// For each segment count, the literal-prefix depths that templates of that count have, ascending.
-    private var templateDepths: [Int: [Int]]
+    /// For each segment count (the index), the literal-prefix depths that templates of that count have, ascending:
+    /// an array, so that a request's count is looked up without hashing it.
+    private var templateDepths: [[Int]]
+    /// Whether a template stub accepts any method: without one, a request's probe for them is skipped.
+    private var hasAnyMethodTemplate: Bool
     /// The best rank among template stubs: a request whose exact match ranks better never looks at them.
     private var bestTemplateRank: IndexedStub.Rank?
     /// A few template stubs under each literal prefix, for misses.
@@ -34,6 +37,14 @@ public struct StubTable: Sendable {
         var depth: Int
         /// FNV-1a of the literal prefix's bytes; a collision only adds a candidate that then fails to match.
         var prefixHash: UInt64
+
+        /// The four fields mixed into one word for the table's hasher: each word it is given costs a round, and
+        /// keys that mix alike still compare unequal.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(
+                prefixHash ^ (method &* 0x9E37_79B9_7F4A_7C15) ^ (UInt64(truncatingIfNeeded: segments) << 40)
+                    ^ UInt64(truncatingIfNeeded: depth))
+        }
     }
 
     static let hashSeed: UInt64 = 0xcbf2_9ce4_8422_2325
@@ -64,7 +75,8 @@ public struct StubTable: Sendable {
         byPath = [:]
         byPrefix = [:]
         templates = [:]
-        templateDepths = [:]
+        templateDepths = []
+        hasAnyMethodTemplate = false
         bestTemplateRank = nil
         templatesByPrefix = [:]
         byID = [:]
@@ -122,14 +134,18 @@ public struct StubTable: Sendable {
         if byID[entry.stub.id] == nil { byID[entry.stub.id] = entry }
         if let template = entry.stub.request.url.pathTemplate, !template.isPrefix {
             let key = TemplateKey(
-                method: StubID.fnv1a((entry.stub.request.method ?? "").utf8, seed: Self.hashSeed),
+                method: Self.methodHash(entry.stub.request.method ?? ""),
                 segments: template.segmentCount,
                 depth: template.literalPrefixDepth, prefixHash: StubID.fnv1a(template.literalPrefix.utf8, seed: Self.hashSeed))
             let count = templates[key, default: .none].add(entry, isSorted: isSorted)
-            let depths = templateDepths[template.segmentCount, default: []]
-            if !depths.contains(template.literalPrefixDepth) {
-                templateDepths[template.segmentCount] = (depths + [template.literalPrefixDepth]).sorted()
+            if templateDepths.count <= template.segmentCount {
+                templateDepths += Array(repeating: [], count: template.segmentCount + 1 - templateDepths.count)
             }
+            if !templateDepths[template.segmentCount].contains(template.literalPrefixDepth) {
+                templateDepths[template.segmentCount].append(template.literalPrefixDepth)
+                templateDepths[template.segmentCount].sort()
+            }
+            if entry.stub.request.method == nil { hasAnyMethodTemplate = true }
             bestTemplateRank = min(bestTemplateRank ?? entry.rank, entry.rank)
             if templatesByPrefix[template.literalPrefix, default: []].count < Self.stubsKeptPerPrefix {
                 templatesByPrefix[template.literalPrefix, default: []].append(entry)
@@ -293,6 +309,16 @@ public struct StubTable: Sendable {
         return exactPathBits[bit >> 6] & (1 << UInt64(bit & 63)) != 0
     }
 
+    /// FNV-1a of a method's bytes (`StubID.fnv1a` with the table's seed), over the bytes in place: the generic one
+    /// steps the UTF-8 view.
+    static func methodHash(_ method: String) -> UInt64 {
+        method.withUTF8Bytes { bytes in
+            var hash = hashSeed
+            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+            return hash
+        }
+    }
+
     /// The bit of an ASCII path (FNV-1a of its bytes, its top bits); nil for a path that is not ASCII.
     static func exactPathBit(_ path: String) -> Int? {
         // Over the bytes in place: stepping the UTF-8 view cost more than the hash itself.
@@ -322,9 +348,10 @@ public struct StubTable: Sendable {
     ) -> IndexedStub? {
         var segments = 0
         for byte in utf8 where byte == UInt8(ascii: "/") { segments += 1 }
-        guard let depths = templateDepths[segments], let deepest = depths.last else { return nil }
+        guard segments < templateDepths.count, case let depths = templateDepths[segments], let deepest = depths.last
+        else { return nil }
         var best: IndexedStub?
-        let methodKey = StubID.fnv1a(method.utf8, seed: Self.hashSeed)
+        let methodKey = Self.methodHash(method)
         func probe(_ key: UInt64, _ depth: Int, _ hash: UInt64) {
             guard
                 let candidates = templates[
@@ -336,7 +363,7 @@ public struct StubTable: Sendable {
         // The request's method, then any method: two probes, no list of keys made per request.
         func probe(_ depth: Int, _ hash: UInt64) {
             probe(methodKey, depth, hash)
-            probe(Self.hashSeed, depth, hash)
+            if hasAnyMethodTemplate { probe(Self.hashSeed, depth, hash) }
         }
         var next = 0
         var hash = Self.hashSeed

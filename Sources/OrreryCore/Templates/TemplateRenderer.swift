@@ -264,7 +264,8 @@ enum TemplateRenderer {
             return nil
         case .url: return context.request.originForm[...]
         case .parameter(let index):
-            return index < context.parameters.values.count ? context.parameters.values[index] : nil
+            guard let range = context.parameters.range(at: index) else { return nil }
+            return context.parameters.text.slice(utf8Offsets: range)
         case .pathSegments, .baseUrl, .body, .json, .graphQL, .now, .uuid: return nil
         }
     }
@@ -377,7 +378,8 @@ enum TemplateRenderer {
     }
 
     /// The request text a plan's step names (`requestText`), written as `append(_:html:escape:into:)` writes it.
-    /// The method and the path are whole strings of the request, written with no slice made of them.
+    /// The method, the path and a header's value are whole strings of the request, and a path segment or parameter
+    /// a range of the path's bytes: written with no slice made of them.
     @inline(__always)
     static func appendRequestText<Generator>(
         _ lookup: RootLookup, html: Bool, escape: Bool, context: borrowing TemplateContext<Generator>,
@@ -386,6 +388,16 @@ enum TemplateRenderer {
         switch lookup {
         case .method: append(context.request.method, html: html, escape: escape, into: &out)
         case .path: append(context.request.path, html: html, escape: escape, into: &out)
+        case .parameter(let index):
+            context.parameters.withValueBytes(at: index) { append(bytes: $0, html: html, escape: escape, into: &out) }
+        case .pathSegment(let position):
+            context.request.path.withUTF8Bytes { path in
+                guard let range = segmentBounds(path, position) else { return }
+                append(bytes: UnsafeBufferPointer(rebasing: path[range]), html: html, escape: escape, into: &out)
+            }
+        case .header(let name):
+            guard let value = context.request.headers.first(named: name) else { return }
+            append(value, html: html, escape: escape, into: &out)
         default:
             guard let text = requestText(lookup, context: context) else { return }
             append(text, html: html, escape: escape, into: &out)

@@ -172,12 +172,8 @@ final class Pipeline {
                     upstream: target.upstream, stubTarget: target, delayMilliseconds: prepared.delayMilliseconds))
         }
         guard let dynamic = prepared.dynamic else { return .stub(entry, prepared) }
-        let outcome = JournalEntry.Outcome.stub(id: entry.stub.id, name: entry.stub.name, location: entry.stub.location)
         var generator = SystemRandomNumberGenerator()
         let delay = dynamic.delay == nil ? prepared.delayMilliseconds : dynamic.sampleDelay(using: &generator)
-        if let fault = dynamic.fault, fault != .truncatedBody {
-            return .fault(fault, delayMilliseconds: delay, outcome: outcome)
-        }
         if dynamic.rendersBody && dynamic.fault == nil && dynamic.throttle == nil {
             // The usual template or page: sent and journaled as a prepared answer is. An answer object with its
             // journal record (the stub's outcome copied into it, read back field by field) cost about 1,000
@@ -188,6 +184,10 @@ final class Pipeline {
             var encoded = dynamic.encoded(rendered, body: body)
             encoded.trailers = prepared.encoded.trailers
             return .rendered(entry, encoded, headers: rendered.headers, body: body, delayMilliseconds: delay)
+        }
+        let outcome = JournalEntry.Outcome.stub(id: entry.stub.id, name: entry.stub.name, location: entry.stub.location)
+        if let fault = dynamic.fault, fault != .truncatedBody {
+            return .fault(fault, delayMilliseconds: delay, outcome: outcome)
         }
         // The answer is made once and finished in place: built from locals, its journal record and encoded
         // response were copied into it, field by field.
