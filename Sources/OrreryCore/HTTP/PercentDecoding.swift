@@ -82,6 +82,24 @@ public enum PercentDecoding {
         return found.needsDecoding ? Substring(decode(raw, plusAsSpace: true)) : raw
     }
 
+    /// Lends the bytes of the first value of the parameter called `name`, decoded: in place when there is nothing
+    /// to decode, as a template writes it without a slice or a string made of it. Nothing is lent when the query
+    /// has no such parameter.
+    package static func withFirstQueryValueBytes(
+        named name: String, in query: Substring, _ body: (UnsafeBufferPointer<UInt8>) -> Void
+    ) {
+        forEachRawValue(named: name, in: query) { bytes, range in
+            let raw = UnsafeBufferPointer(rebasing: bytes[range])
+            if needsDecoding(raw) {
+                var decoded = decode(String(decoding: raw, as: UTF8.self), plusAsSpace: true)
+                decoded.withUTF8 { body($0) }
+            } else {
+                body(raw)
+            }
+            return false
+        }
+    }
+
     /// The first value of the parameter called `name`, decoded, as a string of its own: what a reader that keeps
     /// the value (the OpenAPI parameters) asks, made straight from the query's bytes.
     package static func firstQueryValueString(named name: String, in query: Substring) -> String? {

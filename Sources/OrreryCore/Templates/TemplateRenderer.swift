@@ -378,8 +378,9 @@ enum TemplateRenderer {
     }
 
     /// The request text a plan's step names (`requestText`), written as `append(_:html:escape:into:)` writes it.
-    /// The method, the path and a header's value are whole strings of the request, and a path segment or parameter
-    /// a range of the path's bytes: written with no slice made of them.
+    /// The method, the path and a header's value are whole strings of the request, a path segment or parameter a
+    /// range of the path's bytes, a query value a range of the query's (when it needs no decoding): written with no
+    /// slice made of them.
     @inline(__always)
     static func appendRequestText<Generator>(
         _ lookup: RootLookup, html: Bool, escape: Bool, context: borrowing TemplateContext<Generator>,
@@ -394,6 +395,10 @@ enum TemplateRenderer {
             context.request.path.withUTF8Bytes { path in
                 guard let range = segmentBounds(path, position) else { return }
                 append(bytes: UnsafeBufferPointer(rebasing: path[range]), html: html, escape: escape, into: &out)
+            }
+        case .query(let name):
+            PercentDecoding.withFirstQueryValueBytes(named: name, in: context.request.rawQuery) {
+                append(bytes: $0, html: html, escape: escape, into: &out)
             }
         case .header(let name):
             guard let value = context.request.headers.first(named: name) else { return }
