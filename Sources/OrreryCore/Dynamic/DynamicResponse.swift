@@ -40,8 +40,13 @@ public final class DynamicResponse: Sendable {
     /// The answer to send for what `render` made: under the prepared head when it is the one written, else with
     /// the rendered fields encoded.
     public func encoded(_ rendered: RenderedResponse, body: Payload) -> EncodedResponse {
-        if let preparedHead, rendered.status == status { return EncodedResponse(preparedHead, body: body) }
-        return EncodedResponse(status: rendered.status, headers: rendered.headers, body: body)
+        encoded(status: rendered.status, headers: rendered.headers, body: body)
+    }
+
+    /// `encoded(_:body:)` for a status and fields rendered (`renderAnswer`).
+    public func encoded(status renderedStatus: Int, headers: HTTPHeaders, body: Payload) -> EncodedResponse {
+        if let preparedHead, renderedStatus == status { return EncodedResponse(preparedHead, body: body) }
+        return EncodedResponse(status: renderedStatus, headers: headers, body: body)
     }
 
     /// Whether the status, headers and body are made per request (`render`); otherwise the prepared (and possibly
@@ -77,6 +82,26 @@ public final class DynamicResponse: Sendable {
         generator = context.generator
         if let exceeded = context.exceeded { return Self.overBudget(exceeded) }
         return RenderedResponse(status: status, headers: headers, body: body)
+    }
+
+    /// The answer for one request with its body as a payload, `uuid` from the system's random numbers: a template
+    /// plan's body is written straight into it (`Template.renderPayload`), anything else rendered and copied in.
+    /// The plan's case is `render`'s steps written again: shared through a generic helper, the context was copied.
+    public func renderAnswer(
+        _ request: HTTPRequest, parameters: PathParameters, scheme: String, budget: TemplateBudget
+    ) -> (status: Int, headers: HTTPHeaders, body: Payload) {
+        guard pagination == nil, let template, template.body?.hasPlan ?? true else {
+            let rendered = render(request, parameters: parameters, scheme: scheme, budget: budget)
+            return (rendered.status, rendered.headers, Payload(rendered.body))
+        }
+        var context = TemplateContext(request: request, parameters: parameters, budget: budget)
+        let headers = template.renderHeaders(headers, context: &context)
+        let body = context.exceeded == nil ? template.body?.renderPayload(&context) : nil
+        if let exceeded = context.exceeded {
+            let over = Self.overBudget(exceeded)
+            return (over.status, over.headers, Payload(over.body))
+        }
+        return (status, headers, body ?? Payload.empty)
     }
 
     /// The response for one request, `uuid` from the system's random numbers.

@@ -23,6 +23,13 @@ public final class Payload: @unchecked Sendable {
         self.count = min(count, max(0, fill(UnsafeMutableRawBufferPointer(rebasing: storage[0..<count]))))
     }
 
+    /// Takes over a buffer made with `UnsafeMutableRawBufferPointer.allocate(byteCount:alignment:)` whose first
+    /// `count` bytes were written (`PayloadWriter`): freed with this payload.
+    init(adopting storage: UnsafeMutableRawBufferPointer, count: Int) {
+        self.storage = storage
+        self.count = count
+    }
+
     public convenience init(_ text: String) {
         self.init(Array(text.utf8))
     }

@@ -17,6 +17,8 @@ public struct Template: Sendable, Equatable {
     let nodes: [TemplateNode]
     /// The nodes flattened, when they are only literals and request text (`TemplatePlan`): rendered from it.
     let plan: TemplatePlan?
+    /// Whether there is a plan, asked per answer without copying the plan to look (`renderPayload`).
+    let hasPlan: Bool
     /// Bytes of literal text, the starting capacity of the output.
     let literalSize: Int
 
@@ -25,6 +27,7 @@ public struct Template: Sendable, Equatable {
         self.mode = mode
         self.nodes = TemplateNode.merged(nodes)
         plan = TemplatePlan(self.nodes)
+        hasPlan = plan != nil
         literalSize = TemplateNode.literalSize(self.nodes)
     }
 

@@ -62,15 +62,15 @@ struct TemplatePlan: Sendable {
 }
 
 extension TemplateRenderer {
-    static func render<Generator>(
-        _ plan: TemplatePlan, mode: Template.Mode, into out: inout [UInt8], context: inout TemplateContext<Generator>
+    static func render<Generator, Out: RenderOutput>(
+        _ plan: TemplatePlan, mode: Template.Mode, into out: inout Out, context: inout TemplateContext<Generator>
     ) {
         let escape = mode == .jsonString
         for index in plan.steps.indices {
             guard context.spend(1, outputBytes: out.count) else { return }
             let step = plan.steps[index]
             if step.isLiteral {
-                out.append(contentsOf: plan.literals[step.index])
+                plan.literals[step.index].withUnsafeBufferPointer { out.append(contentsOf: $0) }
                 continue
             }
             appendRequestText(plan.lookups[step.index], html: step.isHTML, escape: escape, context: context, into: &out)

@@ -36,6 +36,16 @@ extension Template {
         _ = context.spend(0, outputBytes: out.count)
     }
 
+    /// Renders a plan straight into a payload's buffer (`PayloadWriter`), with the same budget as `render`; nil
+    /// for a template without a plan, which renders into an array.
+    func renderPayload<Generator>(_ context: inout TemplateContext<Generator>) -> Payload? {
+        guard let plan else { return nil }
+        var writer = PayloadWriter(capacity: literalSize + 256)
+        TemplateRenderer.render(plan, mode: mode, into: &writer, context: &context)
+        _ = context.spend(0, outputBytes: writer.count)
+        return writer.payload()
+    }
+
     /// The rendered text (a header value).
     public func renderText<Generator>(_ context: inout TemplateContext<Generator>) -> String {
         String(decoding: render(&context), as: UTF8.self)
@@ -154,16 +164,19 @@ enum TemplateRenderer {
     }
 
     /// Handlebars' escaping of `{{x}}`: `&`, `<`, `>`, `"`, `'`, `` ` `` and `=` as entities.
-    static func appendHTMLEscaped<Bytes: Collection<UInt8>>(_ bytes: Bytes, into out: inout [UInt8]) {
+    static func appendHTMLEscaped<Bytes: Collection<UInt8>, Out: RenderOutput>(_ bytes: Bytes, into out: inout Out) {
+        func entity(_ text: StaticString) {
+            text.withUTF8Buffer { out.append(contentsOf: $0) }
+        }
         for byte in bytes {
             switch byte {
-            case UInt8(ascii: "&"): out += "&amp;".utf8
-            case UInt8(ascii: "<"): out += "&lt;".utf8
-            case UInt8(ascii: ">"): out += "&gt;".utf8
-            case UInt8(ascii: "\""): out += "&quot;".utf8
-            case UInt8(ascii: "'"): out += "&#x27;".utf8
-            case UInt8(ascii: "`"): out += "&#x60;".utf8
-            case UInt8(ascii: "="): out += "&#x3D;".utf8
+            case UInt8(ascii: "&"): entity("&amp;")
+            case UInt8(ascii: "<"): entity("&lt;")
+            case UInt8(ascii: ">"): entity("&gt;")
+            case UInt8(ascii: "\""): entity("&quot;")
+            case UInt8(ascii: "'"): entity("&#x27;")
+            case UInt8(ascii: "`"): entity("&#x60;")
+            case UInt8(ascii: "="): entity("&#x3D;")
             default: out.append(byte)
             }
         }
@@ -352,14 +365,14 @@ enum TemplateRenderer {
     /// of the request's strings lends its bytes with `withUTF8`, on a copy: its UTF-8 view lends them only through
     /// the generic `Slice` path, several times the cost.
     @inline(__always)
-    static func append(_ text: Substring, html: Bool = false, escape: Bool, into out: inout [UInt8]) {
+    static func append<Out: RenderOutput>(_ text: Substring, html: Bool = false, escape: Bool, into out: inout Out) {
         var text = text
         text.withUTF8 { append(bytes: $0, html: html, escape: escape, into: &out) }
     }
 
     /// One of the request's own strings, its bytes borrowed in place.
     @inline(__always)
-    static func append(_ text: String, html: Bool = false, escape: Bool, into out: inout [UInt8]) {
+    static func append<Out: RenderOutput>(_ text: String, html: Bool = false, escape: Bool, into out: inout Out) {
         let lent: Void? = text.utf8.withContiguousStorageIfAvailable {
             append(bytes: $0, html: html, escape: escape, into: &out)
         }
@@ -367,7 +380,9 @@ enum TemplateRenderer {
     }
 
     @inline(__always)
-    private static func append(bytes: UnsafeBufferPointer<UInt8>, html: Bool, escape: Bool, into out: inout [UInt8]) {
+    private static func append<Out: RenderOutput>(
+        bytes: UnsafeBufferPointer<UInt8>, html: Bool, escape: Bool, into out: inout Out
+    ) {
         if html {
             appendHTMLEscaped(bytes, into: &out)
         } else if escape {
@@ -382,9 +397,9 @@ enum TemplateRenderer {
     /// range of the path's bytes, a query value a range of the query's (when it needs no decoding): written with no
     /// slice made of them.
     @inline(__always)
-    static func appendRequestText<Generator>(
+    static func appendRequestText<Generator, Out: RenderOutput>(
         _ lookup: RootLookup, html: Bool, escape: Bool, context: borrowing TemplateContext<Generator>,
-        into out: inout [UInt8]
+        into out: inout Out
     ) {
         switch lookup {
         case .method: append(context.request.method, html: html, escape: escape, into: &out)
@@ -427,7 +442,7 @@ enum TemplateRenderer {
     }
 
     /// Copies the runs between escapes whole: most values have none, or a few quotes.
-    static func appendJSONEscaped(buffer: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+    static func appendJSONEscaped<Out: RenderOutput>(buffer: UnsafeBufferPointer<UInt8>, into out: inout Out) {
         var runStart = 0
         for index in 0..<buffer.count {
             let byte = buffer[index]

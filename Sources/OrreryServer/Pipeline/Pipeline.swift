@@ -178,12 +178,12 @@ final class Pipeline {
             // The usual template or page: sent and journaled as a prepared answer is. An answer object with its
             // journal record (the stub's outcome copied into it, read back field by field) cost about 1,000
             // instructions more.
-            let rendered = dynamic.render(
+            let rendered = dynamic.renderAnswer(
                 request, parameters: entry.parameters(for: request), scheme: scheme, budget: budget)
-            let body = Payload(rendered.body)
-            var encoded = dynamic.encoded(rendered, body: body)
+            var encoded = dynamic.encoded(status: rendered.status, headers: rendered.headers, body: rendered.body)
             encoded.trailers = prepared.encoded.trailers
-            return .rendered(entry, encoded, headers: rendered.headers, body: body, delayMilliseconds: delay)
+            return .rendered(
+                entry, encoded, headers: rendered.headers, body: rendered.body, delayMilliseconds: delay)
         }
         let outcome = JournalEntry.Outcome.stub(id: entry.stub.id, name: entry.stub.name, location: entry.stub.location)
         if let fault = dynamic.fault, fault != .truncatedBody {
