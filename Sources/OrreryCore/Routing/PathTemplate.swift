@@ -217,6 +217,7 @@ public struct PathParameters: Sendable, Equatable {
     /// How many values there are.
     let count: Int
 
+    /// Values of their own, kept one after the other in one text.
     public init(names: [String] = [], values: [Substring] = []) {
         var text = ""
         var ranges: [Range<Int>] = []
@@ -225,10 +226,6 @@ public struct PathParameters: Sendable, Equatable {
             text += value
             ranges.append(start..<text.utf8.count)
         }
-        self.init(names: names, text: text, ranges: ranges)
-    }
-
-    init(names: [String], text: String, ranges: [Range<Int>]) {
         self.init(
             names: names, text: text, first: ranges.first ?? 0..<0, later: Array(ranges.dropFirst()),
             count: ranges.count)

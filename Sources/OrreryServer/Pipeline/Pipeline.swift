@@ -176,7 +176,7 @@ final class Pipeline {
         let delay = dynamic.delay == nil ? prepared.delayMilliseconds : dynamic.sampleDelay(using: &generator)
         if dynamic.rendersBody && dynamic.fault == nil && dynamic.throttle == nil {
             // The usual template or page: sent and journaled as a prepared answer is. An answer object with its
-            // journal record (the stub's outcome copied into it, read back field by field) cost about 1,000
+            // journal record (the stub's outcome copied into it, read back field by field) cost about 1,800
             // instructions more.
             let rendered = dynamic.renderAnswer(
                 request, parameters: entry.parameters(for: request), scheme: scheme, budget: budget)
