@@ -32,6 +32,10 @@ struct ReplyKindTests {
               response: { fault: truncatedBody, body: "0123456789abcdefghij" }
             - request: { method: GET, path: /throttled }
               response: { throttle: { bytesPerSecond: 2048 }, body: throttled }
+            - request: { method: GET, path: "/cut/{id}" }
+              response: { template: true, fault: truncatedBody, body: "id={{params.id}}, q={{request.query.q}}" }
+            - request: { method: GET, path: "/slow-template/{id}" }
+              response: { template: true, throttle: { bytesPerSecond: 1024 }, body: "id={{params.id}}" }
             - request: { method: GET, path: /wait }
               response: { delay: { uniform: [100, 200] }, body: waited }
             """,
@@ -108,6 +112,18 @@ struct ReplyKindTests {
         #expect(answer.record?.body.text == "0123456789" && answer.record?.fault == "truncatedBody")
     }
 
+    @Test("a template with a fault or a bandwidth limit is rendered into an answer that carries them")
+    func templateWithFaultOrThrottle() throws {
+        let harness = try PipelineHarness(files: Self.files)
+        guard case .answer(let cut) = harness.decide("GET", "/cut/42?q=abcdef").reply,
+            case .answer(let slow) = harness.decide("GET", "/slow-template/7").reply
+        else { Issue.record("not answers"); return }
+        #expect(cut.response.body.text == "id=42, q=abcdef" && cut.truncatedBodyBytes == 7)
+        #expect(cut.record?.body.text == "id=42, " && cut.record?.fault == "truncatedBody")
+        guard case .stub = cut.record?.outcome else { Issue.record("not journaled as the stub's"); return }
+        #expect(slow.response.body.text == "id=7" && slow.bytesPerSecond == 1024 && slow.record?.body.text == "id=7")
+    }
+
     @Test("a miss is a 404 naming the closest stub and what differed, journaled as unmatched")
     func miss() throws {
         let harness = try PipelineHarness(files: Self.files)
@@ -153,7 +169,7 @@ struct ReplyKindTests {
         let health = harness.decide("GET", "/__admin/health")
         guard case .answer(let answer) = health.reply else { Issue.record("no answer"); return }
         #expect(answer.response.status == 200 && answer.record == nil)
-        #expect(try JSONValue.parse(answer.response.body.text)["stubs"]?.intValue == 10)
+        #expect(try JSONValue.parse(answer.response.body.text)["stubs"]?.intValue == 12)
         guard case .stream = harness.decide("GET", "/__admin/requests/stream").reply else {
             Issue.record("the event stream is not a stream")
             return

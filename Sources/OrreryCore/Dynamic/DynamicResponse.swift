@@ -37,13 +37,8 @@ public final class DynamicResponse: Sendable {
             ? HTTP1Encoder.PreparedHead(status: status, headers: headers) : nil
     }
 
-    /// The answer to send for what `render` made: under the prepared head when it is the one written, else with
-    /// the rendered fields encoded.
-    public func encoded(_ rendered: RenderedResponse, body: Payload) -> EncodedResponse {
-        encoded(status: rendered.status, headers: rendered.headers, body: body)
-    }
-
-    /// `encoded(_:body:)` for a status and fields rendered (`renderAnswer`).
+    /// The answer to send for what `renderAnswer` made: under the prepared head when it is the one written, else
+    /// with the rendered fields encoded.
     public func encoded(status renderedStatus: Int, headers: HTTPHeaders, body: Payload) -> EncodedResponse {
         if let preparedHead, renderedStatus == status { return EncodedResponse(preparedHead, body: body) }
         return EncodedResponse(status: renderedStatus, headers: headers, body: body)

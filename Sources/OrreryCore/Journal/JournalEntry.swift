@@ -57,6 +57,11 @@ public struct JournalEntry: Sendable {
         /// Answered from an OpenAPI spec (`--openapi`): the operation (nil when the spec has no operation for the
         /// request: a 404 or a 405) and the spec's file.
         case spec(operationId: String?, source: String)
+
+        /// The outcome of an answer `stub` gave.
+        public static func stub(_ stub: Stub) -> Outcome {
+            .stub(id: stub.id, name: stub.name, location: stub.location)
+        }
     }
 
     public var isUnmatched: Bool {

@@ -254,11 +254,10 @@ public struct PathParameters: Sendable, Equatable {
 
     public var isEmpty: Bool { count == 0 }
 
-    /// The bytes of the value at `index`, lent in place; nil when there is none.
-    @discardableResult
-    func withValueBytes<Result>(at index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result? {
-        guard let range = range(at: index) else { return nil }
-        return text.withUTF8Bytes { body(UnsafeBufferPointer(rebasing: $0[range])) }
+    /// Lends the bytes of the value at `index` in place; nothing when there is none.
+    func withValueBytes(at index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        guard let range = range(at: index) else { return }
+        text.withUTF8Bytes { body(UnsafeBufferPointer(rebasing: $0[range])) }
     }
 
     public static func == (lhs: PathParameters, rhs: PathParameters) -> Bool {

@@ -309,14 +309,10 @@ public struct StubTable: Sendable {
         return exactPathBits[bit >> 6] & (1 << UInt64(bit & 63)) != 0
     }
 
-    /// FNV-1a of a method's bytes (`StubID.fnv1a` with the table's seed), over the bytes in place: the generic one
-    /// steps the UTF-8 view.
+    /// FNV-1a of a method's bytes with the table's seed, over the bytes in place: over the UTF-8 view, each byte
+    /// was an index step.
     static func methodHash(_ method: String) -> UInt64 {
-        method.withUTF8Bytes { bytes in
-            var hash = hashSeed
-            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-            return hash
-        }
+        method.withUTF8Bytes { StubID.fnv1a($0, seed: hashSeed) }
     }
 
     /// The bit of an ASCII path (FNV-1a of its bytes, its top bits); nil for a path that is not ASCII.

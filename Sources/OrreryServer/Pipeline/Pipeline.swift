@@ -174,42 +174,36 @@ final class Pipeline {
         guard let dynamic = prepared.dynamic else { return .stub(entry, prepared) }
         var generator = SystemRandomNumberGenerator()
         let delay = dynamic.delay == nil ? prepared.delayMilliseconds : dynamic.sampleDelay(using: &generator)
-        if dynamic.rendersBody && dynamic.fault == nil && dynamic.throttle == nil {
-            // The usual template or page: sent and journaled as a prepared answer is. An answer object with its
-            // journal record (the stub's outcome copied into it, read back field by field) cost about 1,800
-            // instructions more.
-            let rendered = dynamic.renderAnswer(
-                request, parameters: entry.parameters(for: request), scheme: scheme, budget: budget)
-            var encoded = dynamic.encoded(status: rendered.status, headers: rendered.headers, body: rendered.body)
-            encoded.trailers = prepared.encoded.trailers
-            return .rendered(
-                entry, encoded, headers: rendered.headers, body: rendered.body, delayMilliseconds: delay)
-        }
-        let outcome = JournalEntry.Outcome.stub(id: entry.stub.id, name: entry.stub.name, location: entry.stub.location)
         if let fault = dynamic.fault, fault != .truncatedBody {
-            return .fault(fault, delayMilliseconds: delay, outcome: outcome)
+            return .fault(fault, delayMilliseconds: delay, outcome: .stub(entry.stub))
         }
         // The answer is made once and finished in place: built from locals, its journal record and encoded
         // response were copied into it, field by field.
         let answer: Answer
         if dynamic.rendersBody {
-            // With the system's generator, which `render` is compiled for where it is written: called generic from
-            // here, it looked up its context's type metadata at run time on every answer.
-            let rendered = dynamic.render(
+            let rendered = dynamic.renderAnswer(
                 request, parameters: entry.parameters(for: request), scheme: scheme, budget: budget)
-            let body = Payload(rendered.body)
+            var encoded = dynamic.encoded(status: rendered.status, headers: rendered.headers, body: rendered.body)
+            encoded.trailers = prepared.encoded.trailers
+            // The usual template or page, without a fault or a bandwidth limit: sent and journaled as a prepared
+            // answer is. An answer object with its journal record (the stub's outcome copied into it, read back
+            // field by field) cost about 1,800 instructions more.
+            guard dynamic.fault != nil || dynamic.throttle != nil else {
+                return .rendered(
+                    entry, encoded, headers: rendered.headers, body: rendered.body, delayMilliseconds: delay)
+            }
             answer = Answer(
-                dynamic.encoded(rendered, body: body),
+                encoded,
                 record: JournalRecord(
-                    status: HTTPStatus(rendered.status), headers: rendered.headers, body: body, outcome: outcome),
+                    status: HTTPStatus(rendered.status), headers: rendered.headers, body: rendered.body,
+                    outcome: .stub(entry.stub)),
                 delayMilliseconds: delay, bytesPerSecond: dynamic.throttle?.bytesPerSecond)
-            answer.response.trailers = prepared.encoded.trailers
         } else {
             answer = Answer(
                 prepared.encoded(for: request.headers),
                 record: JournalRecord(
                     status: HTTPStatus(prepared.status), headers: prepared.headers, body: prepared.body,
-                    outcome: outcome),
+                    outcome: .stub(entry.stub)),
                 delayMilliseconds: delay, bytesPerSecond: dynamic.throttle?.bytesPerSecond)
         }
         if dynamic.fault == .truncatedBody {

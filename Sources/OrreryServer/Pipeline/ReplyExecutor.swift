@@ -115,7 +115,7 @@ struct ReplyExecutor {
             metrics?.answered(.stub, status: status, kind: exchange.sessionKind, startedAt: exchange.arrivedAt)
             serviceLogger.log(
                 exchange, status: status, headers: headers, body: body,
-                outcome: .stub(id: entry.stub.id, name: entry.stub.name, location: entry.stub.location))
+                outcome: .stub(entry.stub))
             exchange.responder.send(encoded)
         }
         if delay > 0 {

@@ -10,7 +10,7 @@ enum EventStreamPlayer {
         _ script: EventStreamScript, prepared: PreparedResponse, of entry: IndexedStub, for exchange: Exchange,
         serviceLogger: NetworkServiceLogger, metrics: LoopMetrics?
     ) {
-        let outcome = JournalEntry.Outcome.stub(id: entry.stub.id, name: entry.stub.name, location: entry.stub.location)
+        let outcome = JournalEntry.Outcome.stub(entry.stub)
         serviceLogger.log(
             exchange, status: prepared.status, headers: prepared.headers, body: Payload(script.encoded),
             outcome: outcome)

@@ -41,7 +41,7 @@ final class WebSocketStubSession: UpgradedConnectionHandler {
         _ script: WebSocketScript, of entry: IndexedStub, for exchange: Exchange, serviceLogger: NetworkServiceLogger,
         metrics: LoopMetrics?, budget: TemplateBudget
     ) {
-        let outcome = JournalEntry.Outcome.stub(id: entry.stub.id, name: entry.stub.name, location: entry.stub.location)
+        let outcome = JournalEntry.Outcome.stub(entry.stub)
         let overHTTP2 = exchange.responder.httpVersion == "2"
         if let problem = WebSocketHandshake.problem(with: exchange.request, overHTTP2: overHTTP2) {
             refuse(
