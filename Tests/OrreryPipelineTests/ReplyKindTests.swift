@@ -32,13 +32,18 @@ struct ReplyKindTests {
               response: { fault: truncatedBody, body: "0123456789abcdefghij" }
             - request: { method: GET, path: /throttled }
               response: { throttle: { bytesPerSecond: 2048 }, body: throttled }
-            - request: { method: GET, path: "/cut/{id}" }
-              response: { template: true, fault: truncatedBody, body: "id={{params.id}}, q={{request.query.q}}" }
-            - request: { method: GET, path: "/slow-template/{id}" }
-              response: { template: true, throttle: { bytesPerSecond: 1024 }, body: "id={{params.id}}" }
             - request: { method: GET, path: /wait }
               response: { delay: { uniform: [100, 200] }, body: waited }
             """,
+        "templates.yaml": """
+        - request: { method: GET, path: "/cut/{id}" }
+          response:
+            template: true
+            fault: truncatedBody
+            body: "id={{params.id}}, q={{request.query.q}}"
+        - request: { method: GET, path: "/slow-template/{id}" }
+          response: { template: true, throttle: { bytesPerSecond: 1024 }, body: "id={{params.id}}" }
+        """,
     ]
 
     static let hostMap = """
