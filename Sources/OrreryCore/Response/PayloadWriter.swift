@@ -1,41 +1,43 @@
-/// Bytes appended into one allocation that a `Payload` then takes over without a copy: what a template plan renders
-/// an answer's body into. Rendered into a byte array, the body was copied into a payload of its own afterwards (two
+/// Bytes appended into the storage a `Payload` then takes over without a copy: what a template plan renders an
+/// answer's body into. Rendered into a byte array, the body was copied into a payload of its own afterwards (two
 /// allocations and a copy more an answer).
-///
-/// Owns its buffer until `payload()` hands it over; a writer dropped before that leaks it, so each is made and
-/// finished in one function.
 struct PayloadWriter: RenderOutput {
-    private var storage: UnsafeMutableRawBufferPointer
+    private var storage: PayloadStorage
+    private var capacity: Int
     private(set) var count = 0
 
     init(capacity: Int) {
-        storage = .allocate(byteCount: max(capacity, 16), alignment: 16)
+        self.capacity = max(capacity, 16)
+        storage = PayloadStorage.make(capacity: self.capacity)
     }
 
     mutating func append(_ byte: UInt8) {
-        if count == storage.count { grow(to: count + 1) }
-        storage[count] = byte
+        if count == capacity { grow(to: count + 1) }
+        storage.withUnsafeMutablePointerToElements { ($0 + count).initialize(to: byte) }
         count += 1
     }
 
     mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
         guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
-        if count + bytes.count > storage.count { grow(to: count + bytes.count) }
-        (storage.baseAddress! + count).copyMemory(from: source, byteCount: bytes.count)
+        if count + bytes.count > capacity { grow(to: count + bytes.count) }
+        storage.withUnsafeMutablePointerToElements { ($0 + count).initialize(from: source, count: bytes.count) }
         count += bytes.count
     }
 
-    /// Moves what was written to a buffer at least twice the size.
+    /// Moves what was written to a storage at least twice the size.
     private mutating func grow(to needed: Int) {
-        let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: max(needed, storage.count * 2), alignment: 16)
-        larger.baseAddress!.copyMemory(from: storage.baseAddress!, byteCount: count)
-        storage.deallocate()
+        capacity = max(needed, capacity * 2)
+        let larger = PayloadStorage.make(capacity: capacity)
+        storage.withUnsafeMutablePointerToElements { old in
+            larger.withUnsafeMutablePointerToElements { $0.initialize(from: old, count: count) }
+        }
         storage = larger
     }
 
-    /// The bytes written, as a payload that owns the buffer from now on.
+    /// The bytes written, as a payload.
     func payload() -> Payload {
-        Payload(adopting: storage, count: count)
+        storage.header = count
+        return Payload(finished: storage)
     }
 }
 

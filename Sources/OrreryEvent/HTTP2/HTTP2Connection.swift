@@ -198,7 +198,7 @@ final class HTTP2Connection {
 
     /// The fields of a prepared answer, read from its HTTP/1 head (once for the last head seen).
     func fields(for response: EncodedResponse) -> HTTP2Fields {
-        if let cachedHead, cachedHead === response.head, let cachedFields { return cachedFields }
+        if let cachedHead, cachedHead.owner === response.head.owner, let cachedFields { return cachedFields }
         let fields =
             response.head.withUnsafeBytes { HTTP2Fields(http1Head: $0) }
             ?? HTTP2Fields(status: response.status, headers: HTTPHeaders())

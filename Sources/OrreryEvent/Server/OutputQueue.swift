@@ -81,13 +81,13 @@ struct OutputQueue {
     /// Hands everything to `buffer` by reference: each payload stays retained until libevent has written it.
     mutating func move(to buffer: OpaquePointer) {
         for (payload, offset) in chunks {
-            let owner = Unmanaged.passRetained(payload).toOpaque()
+            let owner = Unmanaged.passRetained(payload.owner).toOpaque()
             let added = payload.withUnsafeBytes { bytes in
                 evbuffer_add_reference(
                     buffer, bytes.baseAddress.map { $0 + offset }, bytes.count - offset, Trampolines.releasePayload, owner)
             }
             if added != 0 {
-                Unmanaged<Payload>.fromOpaque(owner).release()
+                Unmanaged<AnyObject>.fromOpaque(owner).release()
                 // A reference could not be added: copy the bytes instead.
                 payload.withUnsafeBytes { bytes in _ = evbuffer_add(buffer, bytes.baseAddress.map { $0 + offset }, bytes.count - offset) }
             }
