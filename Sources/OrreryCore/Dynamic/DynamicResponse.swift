@@ -32,6 +32,7 @@ public final class DynamicResponse: Sendable {
         self.throttle = throttle
         self.fault = fault
         rendersBody = template != nil || pagination != nil
+        isPaged = pagination != nil
         preparedHead =
             pagination == nil && template.map { $0.headers.isEmpty } == true
             ? HTTP1Encoder.PreparedHead(status: status, headers: headers) : nil
@@ -48,6 +49,8 @@ public final class DynamicResponse: Sendable {
     /// compressed) response is what goes out.
     /// Set once: asking `template != nil` per answer copied the template (and the pagination) to look.
     public let rendersBody: Bool
+    /// Whether a page is the answer, asked per answer for the same reason.
+    let isPaged: Bool
 
     /// The milliseconds to wait before answering this request (0 for none).
     public func sampleDelay<Generator: RandomNumberGenerator>(using generator: inout Generator) -> Int {
@@ -80,18 +83,18 @@ public final class DynamicResponse: Sendable {
     }
 
     /// The answer for one request with its body as a payload, `uuid` from the system's random numbers: a template
-    /// plan's body is written straight into it (`Template.renderPayload`), anything else rendered and copied in.
+    /// plan's body is written straight into it (`TemplatePlan.renderPayload`), anything else rendered and copied in.
     /// The plan's case is `render`'s steps written again: shared through a generic helper, the context was copied.
     public func renderAnswer(
         _ request: HTTPRequest, parameters: PathParameters, scheme: String, budget: TemplateBudget
     ) -> (status: Int, headers: HTTPHeaders, body: Payload) {
-        guard pagination == nil, let template, template.body?.hasPlan ?? true else {
+        guard !isPaged, let template, template.rendersBodyFromPlan else {
             let rendered = render(request, parameters: parameters, scheme: scheme, budget: budget)
             return (rendered.status, rendered.headers, Payload(rendered.body))
         }
         var context = TemplateContext(request: request, parameters: parameters, budget: budget)
         let headers = template.renderHeaders(headers, context: &context)
-        let body = context.exceeded == nil ? template.body?.renderPayload(&context) : nil
+        let body = context.exceeded == nil ? template.bodyPlan?.renderPayload(&context) : nil
         if let exceeded = context.exceeded {
             let over = Self.overBudget(exceeded)
             return (over.status, over.headers, Payload(over.body))

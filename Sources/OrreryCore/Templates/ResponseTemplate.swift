@@ -6,10 +6,16 @@ public final class ResponseTemplate: Sendable, Equatable {
     public let body: Template?
     /// Header values that are templates, by their position in the response's headers.
     public let headers: [HeaderTemplate]
+    /// The body's plan, read per answer without copying the body's `Template` out of this object to reach it.
+    let bodyPlan: TemplatePlan?
+    /// Whether the body is rendered from its plan: there is none, or it has a plan.
+    let rendersBodyFromPlan: Bool
 
     public init(body: Template?, headers: [HeaderTemplate] = []) {
         self.body = body
         self.headers = headers
+        bodyPlan = body?.plan
+        rendersBodyFromPlan = body == nil || bodyPlan != nil
     }
 
     public static func == (lhs: ResponseTemplate, rhs: ResponseTemplate) -> Bool {

@@ -17,8 +17,6 @@ public struct Template: Sendable, Equatable {
     let nodes: [TemplateNode]
     /// The nodes flattened, when they are only literals and request text (`TemplatePlan`): rendered from it.
     let plan: TemplatePlan?
-    /// Whether there is a plan, asked per answer without copying the plan to look (`renderPayload`).
-    let hasPlan: Bool
     /// Bytes of literal text, the starting capacity of the output.
     let literalSize: Int
 
@@ -26,8 +24,7 @@ public struct Template: Sendable, Equatable {
         self.source = source
         self.mode = mode
         self.nodes = TemplateNode.merged(nodes)
-        plan = TemplatePlan(self.nodes)
-        hasPlan = plan != nil
+        plan = TemplatePlan(self.nodes, mode: mode)
         literalSize = TemplateNode.literalSize(self.nodes)
     }
 

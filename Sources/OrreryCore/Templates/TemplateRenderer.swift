@@ -27,23 +27,13 @@ extension Template {
         // Room for the values too: growing the array once it is full copied what was written so far.
         out.reserveCapacity(out.count + literalSize + 256)
         if let plan {
-            TemplateRenderer.render(plan, mode: mode, into: &out, context: &context)
+            TemplateRenderer.render(plan, into: &out, context: &context)
         } else {
             var stack: [TemplateValue] = []
             TemplateRenderer.render(nodes, mode: mode, into: &out, context: &context, stack: &stack)
         }
         // The last node may have passed the bound without another node after it to notice.
         _ = context.spend(0, outputBytes: out.count)
-    }
-
-    /// Renders a plan straight into a payload's buffer (`PayloadWriter`), with the same budget as `render`; nil
-    /// for a template without a plan, which renders into an array.
-    func renderPayload<Generator>(_ context: inout TemplateContext<Generator>) -> Payload? {
-        guard let plan else { return nil }
-        var writer = PayloadWriter(capacity: literalSize + 256)
-        TemplateRenderer.render(plan, mode: mode, into: &writer, context: &context)
-        _ = context.spend(0, outputBytes: writer.count)
-        return writer.payload()
     }
 
     /// The rendered text (a header value).
