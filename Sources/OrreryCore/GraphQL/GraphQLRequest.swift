@@ -9,17 +9,23 @@ public enum GraphQLRequest: Sendable {
 
     /// The GraphQL in a request, or nil when it holds none.
     public init?(_ request: HTTPRequest) {
-        let contentType = request.headers.first(named: "Content-Type") ?? ""
-        if request.method == "GET" || request.method == "HEAD" {
-            self.init(queryItems: request.query)
+        self.init(method: request.method, rawQuery: request.rawQuery, headers: request.headers, body: request.body)
+    }
+
+    /// The GraphQL in a request given by the parts it is read from.
+    init?(method: String, rawQuery: Substring, headers: HTTPHeaders, body: [UInt8]) {
+        let contentType = headers.first(named: "Content-Type") ?? ""
+        if method == "GET" || method == "HEAD" {
+            self.init(queryItems: PercentDecoding.queryItems(rawQuery))
         } else if Self.mediaType(contentType) == "application/graphql" {
             // The body is the query; a name and variables may come in the URL.
-            let query = String(decoding: request.body, as: UTF8.self)
-            let name = request.queryValue(named: "operationName")
+            let query = String(decoding: body, as: UTF8.self)
+            let name = PercentDecoding.queryValues(named: "operationName", in: rawQuery, limit: 1).first
             self = .single(
-                GraphQLOperation(operationName: name, query: query, variables: Self.variables(request.query)))
+                GraphQLOperation(
+                    operationName: name, query: query, variables: Self.variables(PercentDecoding.queryItems(rawQuery))))
         } else {
-            guard let json = JSONBodyParser.parse(request.body) else { return nil }
+            guard let json = JSONBodyParser.parse(body) else { return nil }
             self.init(json: json)
         }
     }

@@ -190,14 +190,6 @@ public struct StubTable: Sendable {
             }
         }
 
-        func first(where matches: (IndexedStub) -> Bool) -> IndexedStub? {
-            switch self {
-            case .none: nil
-            case .one(let entry): matches(entry) ? entry : nil
-            case .many(let entries): entries.first(where: matches)
-            }
-        }
-
         /// Adds an entry, at its place in rank order when `isSorted` (else at the end); returns how many the route
         /// has now.
         @discardableResult
@@ -249,55 +241,72 @@ public struct StubTable: Sendable {
     }
 
     private func lookup(
-        _ request: HTTPRequest, method: String, scenarioState: (String) -> String, hidden: Set<String>
+        _ request: borrowing HTTPRequest, method: String, scenarioState: (String) -> String, hidden: Set<String>
     ) -> IndexedStub? {
         // No stub could answer (no exact stub has the path, and there are no template or pattern stubs): settled
         // before the body view is made, as for every request a spec or an upstream answers.
         let isExactPossible = mayHaveExactStub(request.path)
         guard isExactPossible || bestTemplateRank != nil || !patterns.isEmpty else { return nil }
         // One view of the body for every stub tried: its JSON and GraphQL are read once per request.
-        var body = RequestBody(request)
-        // The request is read through a pointer for the time of the lookup: captured as a value, the function below
-        // copied it (every field retained, then released) wherever it was handed on, five times for a request
-        // that a path template answers.
-        return withUnsafePointer(to: request) { request in
-            lookup(
-                request, method: method, scenarioState: scenarioState, hidden: hidden,
-                isExactPossible: isExactPossible, body: &body)
-        }
+        var trial = Trial(method: method, hidden: hidden, body: RequestBody(request))
+        return lookup(request, isExactPossible: isExactPossible, scenarioState: scenarioState, trial: &trial)
     }
 
-    private func lookup(
-        _ pointer: UnsafePointer<HTTPRequest>, method: String, scenarioState: (String) -> String, hidden: Set<String>,
-        isExactPossible: Bool, body: inout RequestBody
-    ) -> IndexedStub? {
-        func answers(_ entry: IndexedStub) -> Bool {
-            guard entry.stub.request.matches(pointer.pointee, method: method, body: &body) else { return false }
+    /// What a lookup asks of each stub it tries, beside the request: the request goes from function to function as
+    /// a borrowed parameter, never captured by a closure. Captured, or read through a pointer, it was copied (every
+    /// field retained, then released) for each stub tried.
+    private struct Trial {
+        let method: String
+        let hidden: Set<String>
+        var body: RequestBody
+
+        mutating func answers(
+            _ entry: IndexedStub, _ request: borrowing HTTPRequest, _ scenarioState: (String) -> String
+        ) -> Bool {
+            guard entry.stub.request.matches(request, method: method, body: &body) else { return false }
             if !hidden.isEmpty && hidden.contains(entry.stub.id) { return false }
             guard let rule = entry.stub.scenario else { return true }
             return rule.allows(scenarioState(rule.name))
         }
+
+        /// The first of a route's stubs that answers.
+        mutating func first(
+            of route: Candidates, answering request: borrowing HTTPRequest, _ scenarioState: (String) -> String
+        ) -> IndexedStub? {
+            switch route {
+            case .none: return nil
+            case .one(let entry): return answers(entry, request, scenarioState) ? entry : nil
+            case .many(let entries):
+                for entry in entries where answers(entry, request, scenarioState) { return entry }
+                return nil
+            }
+        }
+    }
+
+    private func lookup(
+        _ request: borrowing HTTPRequest, isExactPossible: Bool, scenarioState: (String) -> String, trial: inout Trial
+    ) -> IndexedStub? {
         var best: IndexedStub?
         if isExactPossible {
-            if let candidates = exact[RouteKey(method: method, path: pointer.pointee.path)] {
-                best = candidates.first(where: answers)
+            if let candidates = exact[RouteKey(method: trial.method, path: request.path)] {
+                best = trial.first(of: candidates, answering: request, scenarioState)
             }
-            if let candidates = exact[RouteKey(method: "", path: pointer.pointee.path)],
-                let found = candidates.first(where: answers),
+            if let candidates = exact[RouteKey(method: "", path: request.path)],
+                let found = trial.first(of: candidates, answering: request, scenarioState),
                 best.map({ found.rank < $0.rank }) ?? true
             {
                 best = found
             }
         }
         if let bestTemplateRank, best.map({ bestTemplateRank < $0.rank }) ?? true,
-            let found = templateMatch(path: pointer.pointee.path, method: method, answers: answers),
+            let found = templateMatch(request, scenarioState: scenarioState, trial: &trial),
             best.map({ found.rank < $0.rank }) ?? true
         {
             best = found
         }
         for candidate in patterns {
             if let best, !(candidate.rank < best.rank) { break }
-            if answers(candidate) { return candidate }
+            if trial.answers(candidate, request, scenarioState) { return candidate }
         }
         return best
     }
@@ -332,56 +341,64 @@ public struct StubTable: Sendable {
     }
 
     /// The best template stub that answers: only the buckets of the request's own segment count and path prefixes
-    /// are looked at, found in one pass over the path.
-    private func templateMatch(path: String, method: String, answers: (IndexedStub) -> Bool) -> IndexedStub? {
-        // Over the path's bytes in place: walking a String's UTF-8 view paid for an index step per byte. (The path
-        // alone is passed: a copy of the whole request would retain and release each of its fields.)
-        path.withUTF8Bytes { templateMatch(path: $0, method: method, answers: answers) }
-    }
-
+    /// are looked at, found in one pass over the path (over its bytes in place: walking a String's UTF-8 view paid
+    /// for an index step per byte).
     private func templateMatch(
-        path utf8: UnsafeBufferPointer<UInt8>, method: String, answers: (IndexedStub) -> Bool
+        _ request: borrowing HTTPRequest, scenarioState: (String) -> String, trial: inout Trial
     ) -> IndexedStub? {
-        var segments = 0
-        for byte in utf8 where byte == UInt8(ascii: "/") { segments += 1 }
-        guard segments < templateDepths.count, case let depths = templateDepths[segments], let deepest = depths.last
-        else { return nil }
-        var best: IndexedStub?
-        let methodKey = Self.methodHash(method)
-        func probe(_ key: UInt64, _ depth: Int, _ hash: UInt64) {
-            guard
-                let candidates = templates[
-                    TemplateKey(method: key, segments: segments, depth: depth, prefixHash: hash)],
-                let found = candidates.first(where: answers), best.map({ found.rank < $0.rank }) ?? true
-            else { return }
-            best = found
-        }
-        // The request's method, then any method: two probes, no list of keys made per request.
-        func probe(_ depth: Int, _ hash: UInt64) {
-            probe(methodKey, depth, hash)
-            if hasAnyMethodTemplate { probe(Self.hashSeed, depth, hash) }
-        }
-        var next = 0
-        var hash = Self.hashSeed
-        if depths[0] == 0 {
-            probe(0, hash)
-            next = 1
-        }
-        var depth = 0
-        var isFirst = true
-        for byte in utf8 {
-            if byte == UInt8(ascii: "/") && !isFirst {
-                depth += 1
-                if depth > deepest { break }
-                if next < depths.count && depths[next] == depth {
-                    probe(depth, hash)
-                    next += 1
+        let path = request.path
+        return path.withUTF8Bytes { utf8 in
+            var segments = 0
+            for byte in utf8 where byte == UInt8(ascii: "/") { segments += 1 }
+            guard segments < templateDepths.count, case let depths = templateDepths[segments], let deepest = depths.last
+            else { return nil }
+            var best: IndexedStub?
+            let methodKey = Self.methodHash(trial.method)
+            // The request's method, then any method: two probes, no list of keys made per request.
+            func probe(_ depth: Int, _ hash: UInt64) {
+                probeTemplates(
+                    TemplateKey(method: methodKey, segments: segments, depth: depth, prefixHash: hash), request,
+                    scenarioState, &trial, &best)
+                if hasAnyMethodTemplate {
+                    probeTemplates(
+                        TemplateKey(method: Self.hashSeed, segments: segments, depth: depth, prefixHash: hash),
+                        request, scenarioState, &trial, &best)
                 }
             }
-            isFirst = false
-            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+            var next = 0
+            var hash = Self.hashSeed
+            if depths[0] == 0 {
+                probe(0, hash)
+                next = 1
+            }
+            var depth = 0
+            var isFirst = true
+            for byte in utf8 {
+                if byte == UInt8(ascii: "/") && !isFirst {
+                    depth += 1
+                    if depth > deepest { break }
+                    if next < depths.count && depths[next] == depth {
+                        probe(depth, hash)
+                        next += 1
+                    }
+                }
+                isFirst = false
+                hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+            }
+            return best
         }
-        return best
+    }
+
+    /// The templates under `key`: the first that answers becomes `best` when it ranks better.
+    private func probeTemplates(
+        _ key: TemplateKey, _ request: borrowing HTTPRequest, _ scenarioState: (String) -> String,
+        _ trial: inout Trial, _ best: inout IndexedStub?
+    ) {
+        guard let candidates = templates[key],
+            let found = trial.first(of: candidates, answering: request, scenarioState),
+            best.map({ found.rank < $0.rank }) ?? true
+        else { return }
+        best = found
     }
 
     /// One stub that came close to a request, and what differed.

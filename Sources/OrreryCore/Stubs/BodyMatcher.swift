@@ -195,8 +195,9 @@ public struct JSONMatchOptions: Sendable, Equatable {
 /// matchers ask.
 public struct RequestBody {
     public let bytes: [UInt8]
-    /// The whole request, for what is read beside the body (a GraphQL GET's URL, the content type).
-    private let request: HTTPRequest?
+    /// What is read beside the body (a GraphQL GET's URL, the content type): these fields, not a copy of the whole
+    /// request, which a stub lookup made (every field retained and released) for every request it tried.
+    private let source: (method: String, rawQuery: Substring, headers: HTTPHeaders)?
     private var decodedText: String?
     private var parsedJSON: JSONValue??
     private var decodedForm: [QueryItem]?
@@ -205,20 +206,24 @@ public struct RequestBody {
 
     public init(_ bytes: [UInt8]) {
         self.bytes = bytes
-        request = nil
+        source = nil
     }
 
     /// The body of a request, with the request beside it.
-    public init(_ request: HTTPRequest) {
+    public init(_ request: borrowing HTTPRequest) {
         bytes = request.body
-        self.request = request
+        source = (request.method, request.rawQuery, request.headers)
     }
 
     /// The GraphQL the request carries, read and its queries parsed on first use; nil when it carries none.
     public mutating func graphQL() -> GraphQLRequest? {
         if let parsedGraphQL { return parsedGraphQL }
         let parsed: GraphQLRequest? =
-            if let request { GraphQLRequest(request) } else { json().flatMap { GraphQLRequest(json: $0) } }
+            if let source {
+                GraphQLRequest(method: source.method, rawQuery: source.rawQuery, headers: source.headers, body: bytes)
+            } else {
+                json().flatMap { GraphQLRequest(json: $0) }
+            }
         parsedGraphQL = .some(parsed)
         return parsed
     }
