@@ -7,7 +7,7 @@
 /// and each name is resolved directly. It writes exactly what the tree writes, with the same budget steps (one per
 /// node): every other template (sections, helpers, the body, JSON, `now`, `uuid`) renders as a tree.
 ///
-/// A reference, with the mode and size it renders with: an answer's render reaches it through its stub's
+/// A reference, with the mode it renders in: an answer's render reaches it through its stub's
 /// `ResponseTemplate` with one retain, where copying the plan (or the `Template` around it) out retained each of
 /// its arrays.
 final class TemplatePlan: Sendable {
