@@ -31,6 +31,7 @@ http1_sources=(
     Sources/OrreryCore/HTTP/*.swift
     Sources/OrreryCore/Response/ErrorResponse.swift
     Sources/OrreryCore/Response/Payload.swift
+    Sources/OrreryCore/Status/HTTPStatus.swift
     Sources/OrreryCore/Status/HTTPStatusCode.swift
     Sources/OrreryCore/JSON/*.swift
     Sources/OrreryCore/Source/SourceNode.swift
@@ -113,7 +114,9 @@ build_target() {
     if is_http1_target "$target"; then
         is_stale "$out/$target" "fuzz/targets/$target.swift" "${http1_sources[@]}" || return 0
         echo "Building $out/$target ..." >&2
-        "${swiftc_fuzz[@]}" -module-name OrreryFuzz "fuzz/targets/$target.swift" "${http1_sources[@]}" -o "$out/$target"
+        # -package-name: the HTTP/1 files share helpers at `package` access with the rest of the package.
+        "${swiftc_fuzz[@]}" -module-name OrreryFuzz -package-name orrery "fuzz/targets/$target.swift" \
+            "${http1_sources[@]}" -o "$out/$target"
         return 0
     fi
     build_core

@@ -26,6 +26,25 @@ struct FuzzRegressionTests {
         #expect(try loads(result.exchanges).count == 1)
     }
 
+    /// From fuzz/targets/har.swift: an entry answered with status 100 was imported, and its fixture file was then
+    /// refused by the stub loader ("status 100 is informational (1xx) and cannot be a stub's answer"), so the imported
+    /// folder did not load. A browser's HAR keeps a WebSocket's 101 the same way.
+    @Test("A HAR entry answered with a 1xx status is skipped, saying why; the rest loads", arguments: [100, 101, 199])
+    func harInformationalStatus(status: Int) throws {
+        let result = try HARImport.exchanges(
+            from: HARImportTests.har(
+                [
+                    HARImportTests.entry(url: "https://api.example.com/socket", status: status),
+                    HARImportTests.entry(url: "https://api.example.com/good", status: 200),
+                ].joined(separator: ",")),
+            pinsHost: false, redactor: Redactor())
+        #expect(result.skipped == [
+            "entry 1: GET https://api.example.com/socket: the answer recorded is \(status), informational (1xx), "
+                + "which cannot be a stub's answer"
+        ])
+        #expect(try loads(result.exchanges).count == 1)
+    }
+
     /// From fuzz/targets/template.swift: a YAML base-60 integer too large for an Int (`-8888888888888888813:1:3`)
     /// trapped in Yams' arithmetic, which would end the daemon on loading or reloading such a stub file.
     @Test("A base-60 YAML integer too large for an Int is read as a float; one that fits is its value", arguments: [

@@ -62,6 +62,12 @@ public enum HARImport {
             // Browsers keep requests that never got an answer (blocked, cancelled) with status 0.
             throw HARError("\(method) \(url): no response was recorded")
         }
+        // A 1xx is the start of an exchange, not its answer (a WebSocket's 101, a 100 Continue a tool kept): a stub
+        // file refuses it, so it is skipped here with the reason rather than written into a file that does not load.
+        guard status >= 200 else {
+            throw HARError(
+                "\(method) \(url): the answer recorded is \(status), informational (1xx), which cannot be a stub's answer")
+        }
         var responseHeaders = try fields(headers(response["headers"]), what: "\(method) \(url)")
         var body = try content(response["content"], what: "\(method) \(url)")
         // HAR keeps bodies decoded: a gzip or deflate answer is encoded again on replay; one Orrery cannot encode
