@@ -66,7 +66,8 @@ public enum HARImport {
         // file refuses it, so it is skipped here with the reason rather than written into a file that does not load.
         guard status >= 200 else {
             throw HARError(
-                "\(method) \(url): the answer recorded is \(status), informational (1xx), which cannot be a stub's answer")
+                "\(method) \(url): the answer recorded is \(status), informational (1xx), "
+                    + "which cannot be a stub's answer")
         }
         var responseHeaders = try fields(headers(response["headers"]), what: "\(method) \(url)")
         var body = try content(response["content"], what: "\(method) \(url)")
