@@ -38,7 +38,8 @@ public struct Payload: @unchecked Sendable {
     }
 
     public init(_ text: String) {
-        self.init(Array(text.utf8))
+        // The UTF-8 view lends a native string's bytes: one copy, with no array made first.
+        self.init(text.utf8)
     }
 
     public static let empty = Payload([UInt8]())

@@ -34,8 +34,8 @@ struct PayloadWriter: RenderOutput {
         storage = larger
     }
 
-    /// The bytes written, as a payload.
-    func payload() -> Payload {
+    /// The bytes written, as a payload; the writer is used up (it would otherwise write into the payload's bytes).
+    consuming func payload() -> Payload {
         storage.header = count
         return Payload(finished: storage)
     }
