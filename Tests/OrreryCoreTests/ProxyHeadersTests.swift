@@ -122,6 +122,32 @@ struct ProxyHeadersTests {
         }
     }
 
+    @Test("a forwarded head written from the client's fields is the head of their list, byte for byte")
+    func forwardedHead() {
+        for headers in Self.headerLists() {
+            for clientAddress in ["127.0.0.1", ""] {
+                let fields = ForwardedFields(
+                    headers, hostHeader: Self.upstream.hostHeader, clientAddress: clientAddress, via: "1.1 orrery-t")
+                #expect(
+                    Self.lines(fields.list)
+                        == Self.expectedRequest(headers, clientAddress: clientAddress, via: "1.1 orrery-t"),
+                    "\(Self.lines(headers))")
+                for (method, body) in [("GET", 0), ("POST", 0), ("PUT", 12_345), ("DELETE", 7)] {
+                    var written: [UInt8] = []
+                    _ = HTTP1Encoder.withRequestHead(
+                        method: method, target: "/a?b=c", fields: fields, bodyLength: body
+                    ) {
+                        written = Array($0)
+                        return true
+                    }
+                    let listed = HTTP1Encoder.requestHead(
+                        method: method, target: "/a?b=c", headers: fields.list, bodyLength: body)
+                    #expect(written == listed, "\(method) \(Self.lines(headers))")
+                }
+            }
+        }
+    }
+
     @Test("an upstream answer's fields follow the rules, whatever their case and order")
     func clientResponse() {
         for headers in Self.headerLists() {

@@ -29,17 +29,28 @@ public enum ProxyHeaders {
     public static func upstreamRequest(
         _ headers: HTTPHeaders, upstream: Upstream, clientAddress: String, injected: [(String, String)], via entry: String = via
     ) -> HTTPHeaders {
-        // One pass into one array: this runs for every proxied request.
-        var result = HTTPHeaders()
-        result.entries.reserveCapacity(headers.count + 3)
-        result.add("Host", upstream.hostHeader)
+        var result = ForwardedFields(
+            headers, hostHeader: upstream.hostHeader, clientAddress: clientAddress, via: entry
+        ).list
+        for (name, value) in injected { result.set(name, value) }
+        return result
+    }
+
+    /// Hands `field` the fields `upstreamRequest` sends (before any injected value), in order: the one walk of the
+    /// rules, for the list and for a head written straight from the client's fields (`ForwardedFields`).
+    @inline(__always)
+    static func forEachUpstreamField(
+        _ headers: HTTPHeaders, hostHeader: String, clientAddress: String, via entry: String,
+        _ field: (String, String) -> Void
+    ) {
+        field("Host", hostHeader)
         let named = connectionNamed(headers)
         var forwarded: String?
         var via: String?
         for (name, value) in headers.entries {
             // Most fields are none of those this pass looks for: one test lets them through.
             if named.isEmpty && !requestFields.contains(name) {
-                result.entries.append((name, value))
+                field(name, value)
                 continue
             }
             if isHopByHop(name, named) || name.equalsIgnoringASCIICase("Host")
@@ -58,35 +69,26 @@ public enum ProxyHeaders {
                 via = via ?? value
                 continue
             }
-            result.entries.append((name, value))
+            field(name, value)
         }
         if !clientAddress.isEmpty {
-            result.add("X-Forwarded-For", forwarded.map { $0 + ", " + clientAddress } ?? clientAddress)
+            field("X-Forwarded-For", forwarded.map { $0 + ", " + clientAddress } ?? clientAddress)
         }
-        result.add("Via", via.map { $0 + ", " + entry } ?? entry)
-        for (name, value) in injected { result.set(name, value) }
-        return result
+        field("Via", via.map { $0 + ", " + entry } ?? entry)
     }
 
     /// The headers to pass back to the client for an upstream response, `Via` last with this hop added. The body
-    /// is sent whole, so framing headers are recomputed by the server.
-    public static func clientResponse(_ headers: HTTPHeaders) -> HTTPHeaders {
-        var result = HTTPHeaders()
-        result.entries.reserveCapacity(headers.count + 1)
-        let named = connectionNamed(headers)
-        var via: String?
-        for (name, value) in headers.entries {
-            if named.isEmpty && !responseFields.contains(name) {
-                result.entries.append((name, value))
-                continue
-            }
+    /// is sent whole, so framing headers are recomputed by the server. The fields given are filtered in place: an
+    /// upstream's answer hands over the list its parser made, and no second list is made.
+    public static func clientResponse(_ headers: consuming HTTPHeaders) -> HTTPHeaders {
+        var result = headers
+        let named = connectionNamed(result)
+        let via = result.entries.first { $0.name.utf8.count == 3 && $0.name.equalsIgnoringASCIICase("Via") }?.value
+        result.entries.removeAll { name, _ in
+            if named.isEmpty && !responseFields.contains(name) { return false }
             let count = name.utf8.count
-            if isHopByHop(name, named) || (count == 14 && name.equalsIgnoringASCIICase("Content-Length")) { continue }
-            if count == 3, name.equalsIgnoringASCIICase("Via") {
-                via = via ?? value
-                continue
-            }
-            result.entries.append((name, value))
+            return isHopByHop(name, named) || (count == 14 && name.equalsIgnoringASCIICase("Content-Length"))
+                || (count == 3 && name.equalsIgnoringASCIICase("Via"))
         }
         result.add("Via", via.map { $0 + ", " + Self.via } ?? Self.via)
         return result

@@ -113,22 +113,20 @@ final class UpstreamConnection {
     /// usual case for a pooled connection), else through the bufferevent once it can. Writing directly spares
     /// libevent registering the socket for writability and unregistering it again: two epoll_ctl calls for every
     /// proxied request.
-    func write(head: [UInt8], body: [UInt8]) -> Bool {
+    func write(head: UnsafeRawBufferPointer, body: [UInt8]) -> Bool {
         guard let bufferevent, !isClosed else { return false }
         var direct = canSendDirectly
         // A part goes to the socket while the socket takes it whole; what it leaves, and all after, is queued.
-        func write(_ part: [UInt8]) -> Bool {
-            part.withUnsafeBytes { bytes in
-                guard let start = bytes.baseAddress, !bytes.isEmpty else { return true }
-                var sent = 0
-                if direct {
-                    sent = sendDirectly(bytes)
-                    direct = sent == bytes.count
-                }
-                return sent == bytes.count || bufferevent_write(bufferevent, start + sent, bytes.count - sent) == 0
+        func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
+            guard let start = bytes.baseAddress, !bytes.isEmpty else { return true }
+            var sent = 0
+            if direct {
+                sent = sendDirectly(bytes)
+                direct = sent == bytes.count
             }
+            return sent == bytes.count || bufferevent_write(bufferevent, start + sent, bytes.count - sent) == 0
         }
-        return write(head) && write(body)
+        return write(head) && body.withUnsafeBytes { write($0) }
     }
 
     private var canSendDirectly: Bool {

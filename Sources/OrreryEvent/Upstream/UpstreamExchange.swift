@@ -114,16 +114,22 @@ public final class UpstreamExchange {
         }
         // A fresh parser for a second attempt; the first uses the one made with the exchange.
         if state.hasRetried { parser = Self.parser(for: request) }
-        guard connection.write(head: Self.head(of: request), body: request.body) else {
+        guard Self.withHead(of: request, { connection.write(head: $0, body: request.body) }) else {
             fail(UpstreamFailure(.hostConnectionError, "cannot send the request to \(request.upstream.origin)"))
             return
         }
     }
 
-    /// The request line, the headers (Host first, as the proxy put it) and the body's length.
-    static func head(of request: UpstreamRequest) -> [UInt8] {
-        HTTP1Encoder.requestHead(
-            method: request.method, target: request.target, headers: request.headers, bodyLength: request.body.count)
+    /// The request line, the headers (Host first, as the proxy put it) and the body's length, lent for the call.
+    static func withHead(of request: UpstreamRequest, _ body: (UnsafeRawBufferPointer) -> Bool) -> Bool {
+        if let forwarded = request.forwarded {
+            return HTTP1Encoder.withRequestHead(
+                method: request.method, target: request.target, fields: forwarded, bodyLength: request.body.count,
+                body)
+        }
+        return HTTP1Encoder.requestHead(
+            method: request.method, target: request.target, headers: request.headers, bodyLength: request.body.count
+        ).withUnsafeBytes(body)
     }
 
     /// Arms the deadline the state wants: the connect timeout once (it covers the name lookup too), the silence
@@ -257,7 +263,7 @@ public final class UpstreamExchange {
                 let head = UpstreamResponseHead(
                     status: parser.status,
                     reason: parser.reason.isEmpty ? HTTPStatusCode.reasonPhrase(for: parser.status) : parser.reason,
-                    headers: parser.headers, contentLength: parser.isChunked ? nil : parser.contentLength,
+                    headers: parser.takeHeaders(), contentLength: parser.isChunked ? nil : parser.contentLength,
                     hasBody: !(parser.isComplete && parser.contentLength == nil && !parser.isChunked))
                 exchange.receiver?.upstream(exchange, receivedHead: head)
             }
@@ -364,7 +370,7 @@ final class CollectingReceiver: UpstreamReceiver {
         self.completion = completion
     }
 
-    func upstream(_ exchange: UpstreamExchange, receivedHead head: UpstreamResponseHead) {
+    func upstream(_ exchange: UpstreamExchange, receivedHead head: consuming UpstreamResponseHead) {
         self.head = head
     }
 

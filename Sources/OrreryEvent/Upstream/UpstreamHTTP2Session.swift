@@ -114,13 +114,15 @@ final class UpstreamHTTP2Session {
     /// The request's fields for HTTP/2: the pseudo-fields from the request line and `Host`, then the end-to-end
     /// fields (lower-cased by `HTTP2Fields`), and `te: trailers`, which gRPC servers require and HTTP/2 allows.
     static func requestFields(_ request: UpstreamRequest) -> HTTPHeaders {
+        // Once: a forwarded request's list is made when asked.
+        let headers = request.headers
         var fields = HTTPHeaders()
-        fields.entries.reserveCapacity(request.headers.count + 5)
+        fields.entries.reserveCapacity(headers.count + 5)
         fields.add(":method", request.method)
         fields.add(":scheme", request.upstream.scheme)
-        fields.add(":authority", request.headers["Host"] ?? request.upstream.hostHeader)
+        fields.add(":authority", headers["Host"] ?? request.upstream.hostHeader)
         fields.add(":path", request.target.isEmpty ? "/" : request.target)
-        for (name, value) in request.headers.entries
+        for (name, value) in headers.entries
         where !name.equalsIgnoringASCIICase("Host") && !name.equalsIgnoringASCIICase("TE")
             && !name.equalsIgnoringASCIICase("Content-Length")
         {

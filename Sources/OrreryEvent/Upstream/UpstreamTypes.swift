@@ -1,19 +1,37 @@
 import OrreryCore
 
-/// A request for an upstream server, with everything copied out of the client's request.
-public struct UpstreamRequest: Sendable {
-    public var upstream: Upstream
-    public var method: String
+/// A request for an upstream server, with everything copied out of the client's request. An object: it is made
+/// once and passed from the forwarder to the exchange that keeps it, without copying its fields at each step.
+public final class UpstreamRequest: Sendable {
+    public let upstream: Upstream
+    public let method: String
     /// Origin-form target: path and query (`/users?page=2`).
-    public var target: String
-    public var headers: HTTPHeaders
-    public var body: [UInt8]
+    public let target: String
+    /// A forwarded request's fields as their parts; nil when the fields were given as a list.
+    public let forwarded: ForwardedFields?
+    private let listed: HTTPHeaders
+    public let body: [UInt8]
+
+    /// The fields as a list. A forwarded request's are made from `forwarded` when asked (for an HTTP/2 upstream);
+    /// an HTTP/1.1 upstream's head is written from `forwarded` without them.
+    public var headers: HTTPHeaders { forwarded?.list ?? listed }
 
     public init(upstream: Upstream, method: String, target: String, headers: HTTPHeaders, body: [UInt8]) {
         self.upstream = upstream
         self.method = method
         self.target = target
-        self.headers = headers
+        forwarded = nil
+        listed = headers
+        self.body = body
+    }
+
+    /// A forwarded request whose fields follow `ProxyHeaders`'s rules from the client's.
+    public init(upstream: Upstream, method: String, target: String, forwarding fields: ForwardedFields, body: [UInt8]) {
+        self.upstream = upstream
+        self.method = method
+        self.target = target
+        forwarded = fields
+        listed = HTTPHeaders()
         self.body = body
     }
 }
@@ -41,7 +59,8 @@ public struct UpstreamResponseHead: Sendable {
 /// Receives an upstream's answer as it arrives, on the client's loop: the head, the body a piece at a time, then
 /// the end or a failure (once, whichever comes first; nothing after `upstreamFailed` or a `cancel`).
 public protocol UpstreamReceiver: AnyObject {
-    func upstream(_ exchange: UpstreamExchange, receivedHead head: UpstreamResponseHead)
+    /// The head is the receiver's: its fields (the parser's own list) may be taken and changed without a copy.
+    func upstream(_ exchange: UpstreamExchange, receivedHead head: consuming UpstreamResponseHead)
     /// A piece of the body, valid only during the call (it points into the read buffer).
     func upstream(_ exchange: UpstreamExchange, receivedBody bytes: UnsafeRawBufferPointer)
     /// What one read brought has all been handed on, and more is to come: a good time to write it out.

@@ -89,25 +89,36 @@ final class ProxyForwarder {
             }
             return (header.name, value)
         }
-        var headers = ProxyHeaders.upstreamRequest(
-            request.headers, upstream: upstream, clientAddress: responder.remoteAddress, injected: injected, via: via)
-        if let stubTarget = plan.stubTarget {
-            if ProxyHeaders.hasPassed(request.headers, entry: via) {
-                let message = "the request's Via shows it already passed this daemon (\(via))"
-                hooks.answered(
-                    Response(Self.loop(message), kind: "loopDetected"),
-                    .proxied(environment: nil, upstream: upstream.origin, error: "loopDetected"))
-                return
-            }
-            for name in stubTarget.removedHeaders {
-                headers.entries.removeAll { $0.name.equalsIgnoringASCIICase(name) }
-            }
-            for (name, value) in stubTarget.addedHeaders { headers.set(name, value) }
+        // A stub's `proxy:` is not asked of the host map, whose plan checks this for the rest.
+        if plan.stubTarget != nil, ProxyHeaders.hasPassed(request.headers, entry: via) {
+            let message = "the request's Via shows it already passed this daemon (\(via))"
+            hooks.answered(
+                Response(Self.loop(message), kind: "loopDetected"),
+                .proxied(environment: nil, upstream: upstream.origin, error: "loopDetected"))
+            return
         }
-        let upstreamRequest = UpstreamRequest(
-            upstream: upstream, method: request.method,
-            target: plan.stubTarget?.target(for: request.originForm) ?? request.originForm, headers: headers,
-            body: request.body)
+        let target = plan.stubTarget?.target(for: request.originForm) ?? request.originForm
+        let upstreamRequest: UpstreamRequest
+        if injected.isEmpty, plan.stubTarget == nil {
+            // The usual forward: the head is written from the client's fields as the rules pass them.
+            upstreamRequest = UpstreamRequest(
+                upstream: upstream, method: request.method, target: target,
+                forwarding: ForwardedFields(
+                    request.headers, hostHeader: upstream.hostHeader, clientAddress: responder.remoteAddress, via: via),
+                body: request.body)
+        } else {
+            var headers = ProxyHeaders.upstreamRequest(
+                request.headers, upstream: upstream, clientAddress: responder.remoteAddress, injected: injected,
+                via: via)
+            if let stubTarget = plan.stubTarget {
+                for name in stubTarget.removedHeaders {
+                    headers.entries.removeAll { $0.name.equalsIgnoringASCIICase(name) }
+                }
+                for (name, value) in stubTarget.addedHeaders { headers.set(name, value) }
+            }
+            upstreamRequest = UpstreamRequest(
+                upstream: upstream, method: request.method, target: target, headers: headers, body: request.body)
+        }
         let relay = ProxyRelay(
             responder: responder, request: request, upstream: upstream, forwarder: self, captureLimit: captureLimit,
             hooks: hooks)

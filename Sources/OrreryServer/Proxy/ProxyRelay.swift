@@ -40,7 +40,8 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
 
     private enum Stage {
         case awaitingHead
-        /// The head is here and the body so far is collected, in case it all comes in this read.
+        /// The head is here and the body so far is collected, in case it all comes in this read. The head's own
+        /// fields were made the client's (the second value).
         case collecting(UpstreamResponseHead, HTTPHeaders)
         case streaming(ResponseStream, UpstreamResponseHead, HTTPHeaders)
         case done
@@ -61,6 +62,8 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
     /// the payload that is sent and journaled, rather than collected first and copied again.
     private var whole: Payload?
     private var bodySize = 0
+    /// The `Content-Length` an answer to `HEAD` declared, for the client's head.
+    private var declaredLength: Int?
     /// For a recorded event stream: when its head came (uptime nanoseconds), and each read of the body kept, as
     /// its end in the body and its milliseconds since the head, so that the recording keeps the events' timing.
     private var headAt: UInt64?
@@ -87,9 +90,14 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
 
     // MARK: - Upstream
 
-    func upstream(_ exchange: UpstreamExchange, receivedHead head: UpstreamResponseHead) {
-        stage = .collecting(head, ProxyHeaders.clientResponse(head.headers))
+    func upstream(_ exchange: UpstreamExchange, receivedHead head: consuming UpstreamResponseHead) {
         if hooks.record != nil, Recorder.isEventStream(head.headers) { headAt = DispatchTime.now().uptimeNanoseconds }
+        // A HEAD answer's length is the upstream's to state; the client's fields drop it with the other framing.
+        if request.method == "HEAD" { declaredLength = head.headers["Content-Length"].flatMap { Int($0) } }
+        // The upstream's fields become the client's in place; the head keeps none of its own.
+        var fields = HTTPHeaders()
+        swap(&fields, &head.headers)
+        stage = .collecting(head, ProxyHeaders.clientResponse(fields))
     }
 
     func upstream(_ exchange: UpstreamExchange, receivedBody raw: UnsafeRawBufferPointer) {
@@ -162,8 +170,8 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
         let trailers = exchange.trailers
         switch stage {
         case .collecting(let head, let headers):
-            // Whole in one read: one prepared answer. A HEAD answer's length is the upstream's to state.
-            let length = request.method == "HEAD" ? head.headers["Content-Length"].flatMap { Int($0) } : nil
+            // Whole in one read: one prepared answer.
+            let length = declaredLength
             let body = whole ?? (captured.isEmpty ? Payload.empty : Payload(captured))
             if let record = hooks.record {
                 var recorded = headers
