@@ -74,6 +74,13 @@ public struct Redactor: Sendable {
         return false
     }
 
+    /// Whether a target has a query, over its bytes in place: the generic `contains` over a string's UTF-8 view
+    /// cost about 200 instructions for every exchange journaled.
+    private static func hasQuery(_ target: String) -> Bool {
+        target.utf8.withContiguousStorageIfAvailable { ByteSearch.firstIndex(of: UInt8(ascii: "?"), in: $0) != nil }
+            ?? target.utf8.contains(UInt8(ascii: "?"))
+    }
+
     /// The usual exchange holds no secret: found out without building anything.
     private func mayHoldSecrets(_ entry: JournalEntry, common: Bool, isForwarded: Bool) -> Bool {
         if isForwarded && !injected.isEmpty { return true }
@@ -83,7 +90,7 @@ public struct Redactor: Sendable {
             return true
         }
         guard names.applies(common: common) else { return false }
-        return entry.request.target.utf8.contains(UInt8(ascii: "?")) || names.mayName(entry.request.body, common: common)
+        return Self.hasQuery(entry.request.target) || names.mayName(entry.request.body, common: common)
             || entry.response.body.withUnsafeBytes { names.mayName($0, common: common) }
     }
 

@@ -8,9 +8,13 @@ public struct Environments: Sendable {
     /// Each configuration's upstream under the current choices, by the configuration's index in the map: worked out
     /// when a choice changes, not for every request.
     private var upstreams: [Result<Upstream, UpstreamSelectionError>] = []
+    /// The names each configuration answers to (`HostMap.Configuration.names`), by its index: asked of every
+    /// request's host, where searching the configurations copied each one out with its hosts.
+    private let hostNames: [[String]]
 
     public init(map: HostMap, choices: [String: EnvironmentChoice] = [:]) {
         self.map = map
+        hostNames = map.configurations.map { [$0.canonicalHost] + $0.hosts.compactMap(\.host) }
         self.choices = [:]
         for (host, choice) in choices {
             // A saved choice that no longer fits the map (a key removed since) is dropped, not fatal.
@@ -63,17 +67,22 @@ public struct Environments: Sendable {
     /// names a configuration exactly, else the default configuration. Nil when there is no upstream for it.
     public func upstream(for request: HTTPRequest) -> Result<Upstream, UpstreamSelectionError>? {
         if request.isAbsoluteForm, let host = request.host {
-            if let index = map.configurations.firstIndex(where: { $0.names(host) }) {
+            if let index = configurationIndex(named: host) {
                 return upstreams[index]
             }
             // A client using Orrery as its HTTP proxy for a host the map does not know: send it where it asked.
             let scheme = request.target.lowercased().hasPrefix("https://") ? "https" : "http"
             return .success(Upstream(scheme: scheme, hostAndPort: host, environmentKey: nil, canonicalHost: nil))
         }
-        if let host = request.host, let index = map.configurations.firstIndex(where: { $0.names(host) }) {
+        if let host = request.host, let index = configurationIndex(named: host) {
             return upstreams[index]
         }
         return map.defaultConfigurationIndex.map { upstreams[$0] }
+    }
+
+    /// The first configuration `host` names, as `HostMap.Configuration.names` tells.
+    private func configurationIndex(named host: String) -> Int? {
+        hostNames.firstIndex { $0.contains { $0.equalsIgnoringASCIICase(host) } }
     }
 
     /// The host a fixture recorded from this request should require: the one the client named, when the name chose
@@ -82,7 +91,7 @@ public struct Environments: Sendable {
     public func recordedHost(for request: HTTPRequest) -> String? {
         guard let host = request.host else { return nil }
         if request.isAbsoluteForm { return host }
-        return map.configurations.contains { $0.names(host) } ? host : nil
+        return configurationIndex(named: host) != nil ? host : nil
     }
 
     private func resolveUpstream(of configuration: HostMap.Configuration) -> Result<Upstream, UpstreamSelectionError> {
