@@ -16,7 +16,9 @@ enum MetricOutcome: Int, CaseIterable, Sendable {
     }
 
     /// The outcome of a journaled exchange; a fault carried out counts as `fault` whoever chose it.
-    init(_ outcome: JournalEntry.Outcome, fault: String?) {
+    init(_ outcome: borrowing JournalEntry.Outcome, fault: String?) {
+        // Borrowed: an initializer takes its arguments owned, which copied the outcome (its strings retained) for
+        // every answer counted.
         if fault != nil {
             self = .fault
             return

@@ -125,6 +125,17 @@ struct ReplyExecutor {
         }
     }
 
+    /// A made answer that goes out at once, whole (an upstream's relayed, or the proxy's own error): journaled,
+    /// then sent, as `.made` would be, without the `Answer` object the general path builds for delays, bandwidth
+    /// limits and faults, which a proxied exchange never has.
+    fileprivate func send(_ response: Response, outcome: JournalEntry.Outcome, for exchange: Exchange) {
+        metrics?.count(outcome, fault: nil, status: response.status.code, for: exchange)
+        serviceLogger.log(
+            exchange, status: response.status.code, headers: response.headers, body: response.body, outcome: outcome,
+            trailers: response.trailers)
+        exchange.responder.send(response.encoded)
+    }
+
     /// Journals the answer, then sends it: whole, at its bandwidth limit, or cut.
     private func send(_ answer: Answer, for exchange: Exchange) {
         if answer.record != nil {
@@ -187,7 +198,7 @@ private final class Forwarded {
 
     /// A whole answer, or the error for a failure before the head went out: journaled and sent.
     func answered(_ response: Response, _ outcome: JournalEntry.Outcome) {
-        executor.carryOut(.made(response, outcome: outcome), for: exchange)
+        executor.send(response, outcome: outcome, for: exchange)
     }
 
     /// A streamed answer that ended (or was cut).

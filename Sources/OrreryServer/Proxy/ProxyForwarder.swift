@@ -152,13 +152,15 @@ final class ProxyForwarder {
     }
 
     /// Logs (at debug) an answer relayed, once it is complete.
-    func relayed(_ request: HTTPRequest, _ upstream: Upstream, status: Int, bodySize: Int, streamed: Bool) {
+    func relayed(_ method: String, _ target: String, _ upstream: Upstream, status: Int, bodySize: Int, streamed: Bool) {
         logger.debug(
-            "\(request.method) \(request.target) -> \(status) from \(upstream.environmentKey ?? "direct") \(upstream.origin), \(bodySize) bytes\(streamed ? ", streamed" : "")")
+            "\(method) \(target) -> \(status) from \(upstream.environmentKey ?? "direct") \(upstream.origin), \(bodySize) bytes\(streamed ? ", streamed" : "")")
     }
 
     /// The client's 502 or 504 for an upstream failure, and the journal's outcome.
-    func failed(_ failure: UpstreamFailure, _ request: HTTPRequest, _ upstream: Upstream) -> (Response, JournalEntry.Outcome) {
+    func failed(_ failure: UpstreamFailure, _ method: String, _ target: String, _ upstream: Upstream)
+        -> (Response, JournalEntry.Outcome)
+    {
         let code: HTTPStatusCode = failure.kind == .timeout ? .Code504GatewayTimeout : .Code502BadGateway
         let error = ErrorResponse(
             code, message: failure.message,
@@ -169,7 +171,7 @@ final class ProxyForwarder {
                 ("upstream", .string(upstream.origin)),
             ],
             failureReason: Self.failureReason(failure, upstream: upstream))
-        logger.warning("\(request.method) \(request.target) -> \(code.rawValue): \(failure)")
+        logger.warning("\(method) \(target) -> \(code.rawValue): \(failure)")
         return (
             Response(error, kind: failure.kind.rawValue),
             .proxied(environment: upstream.environmentKey, upstream: upstream.origin, error: failure.kind.rawValue)

@@ -48,7 +48,10 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
     }
 
     private let responder: Responder
-    private let request: HTTPRequest
+    /// The request's method and target, for a `HEAD`'s length and the log: not the whole request, which the
+    /// exchange the hooks close over holds already.
+    private let method: String
+    private let target: String
     private let upstream: Upstream
     /// unowned: the forwarder belongs to the loop and outlives every exchange on it.
     private unowned let forwarder: ProxyForwarder
@@ -76,7 +79,8 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
         hooks: Hooks
     ) {
         self.responder = responder
-        self.request = request
+        method = request.method
+        target = request.target
         self.upstream = upstream
         self.forwarder = forwarder
         self.captureLimit = captureLimit
@@ -93,7 +97,7 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
     func upstream(_ exchange: UpstreamExchange, receivedHead head: consuming UpstreamResponseHead) {
         if hooks.record != nil, Recorder.isEventStream(head.headers) { headAt = DispatchTime.now().uptimeNanoseconds }
         // A HEAD answer's length is the upstream's to state; the client's fields drop it with the other framing.
-        if request.method == "HEAD" { declaredLength = head.headers["Content-Length"].flatMap { Int($0) } }
+        if method == "HEAD" { declaredLength = head.headers["Content-Length"].flatMap { Int($0) } }
         // The upstream's fields become the client's in place; the head keeps none of its own.
         var fields = HTTPHeaders()
         swap(&fields, &head.headers)
@@ -178,7 +182,7 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
                 if let length { recorded.add("Content-Length", String(length)) }
                 record(head.status, recorded, trailers, body, body.count, reads)
             }
-            forwarder.relayed(request, upstream, status: head.status, bodySize: body.count, streamed: false)
+            forwarder.relayed(method, target, upstream, status: head.status, bodySize: body.count, streamed: false)
             var response = Response(
                 status: HTTPStatus(head.status), reason: head.reason, headers: headers, body: body,
                 contentLength: length)
@@ -188,7 +192,7 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
             let body = Payload(captured)
             hooks.record?(head.status, headers, trailers, body, bodySize, reads)
             hooks.journal(head.status, headers, trailers, body, bodySize, outcome(error: nil))
-            forwarder.relayed(request, upstream, status: head.status, bodySize: bodySize, streamed: true)
+            forwarder.relayed(method, target, upstream, status: head.status, bodySize: bodySize, streamed: true)
             stream.finish(trailers: trailers)
         case .awaitingHead, .done:
             break
@@ -199,11 +203,11 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
         defer { finish() }
         switch stage {
         case .awaitingHead, .collecting:
-            let (response, outcome) = forwarder.failed(failure, request, upstream)
+            let (response, outcome) = forwarder.failed(failure, method, target, upstream)
             hooks.answered(response, outcome)
         case .streaming(let stream, let head, let headers):
             // Part of the answer is out: the client sees it cut, and the journal says why.
-            let (_, failed) = forwarder.failed(failure, request, upstream)
+            let (_, failed) = forwarder.failed(failure, method, target, upstream)
             hooks.journal(head.status, headers, nil, Payload(captured), bodySize, failed)
             stream.abort()
         case .done:
