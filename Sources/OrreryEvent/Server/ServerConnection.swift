@@ -219,7 +219,9 @@ final class ServerConnection {
     }
 
     /// Carries out the machine's actions until it waits for something.
-    func process(_ first: HTTP1ConnectionStateMachine.Action) {
+    // consuming: every caller hands over a fresh action; borrowed, it was copied into `action` (a dispatched
+    // request's every field retained, then released).
+    func process(_ first: consuming HTTP1ConnectionStateMachine.Action) {
         var action = first
         while !isClosed {
             // Consumed, so that a dispatched request is moved to the handler rather than copied out of the action.
