@@ -15,15 +15,42 @@ public struct HTTPHeaders: Sendable, Sequence, Hashable, ExpressibleByDictionary
     }
 
     public func first(named name: String) -> String? {
-        entries.first(where: { $0.name.equalsIgnoringASCIICase(name) })?.value
+        // By index, each field's length asked first: `first(where:)` copied every field out to test it (its name
+        // and value retained, then released), for the few lookups each request makes of fields it rarely has.
+        let count = name.utf8.count
+        for index in entries.indices
+        where entries[index].name.utf8.count == count && entries[index].name.equalsIgnoringASCIICase(name) {
+            return entries[index].value
+        }
+        return nil
     }
 
     public func all(named name: String) -> [String] {
-        entries.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
+        var values: [String] = []
+        for index in entries.indices where entries[index].name.equalsIgnoringASCIICase(name) {
+            values.append(entries[index].value)
+        }
+        return values
     }
 
     public func contains(_ name: String) -> Bool {
-        entries.contains(where: { $0.name.equalsIgnoringASCIICase(name) })
+        first(named: name) != nil
+    }
+
+    /// Whether some field passes `test`, asked of each in order by index (see `first(named:)`).
+    public func containsField(where test: (_ name: String, _ value: String) -> Bool) -> Bool {
+        for index in entries.indices where test(entries[index].name, entries[index].value) { return true }
+        return false
+    }
+
+    /// Removes the fields whose names `picks` chooses, the others kept in order. By index, from the last field
+    /// back (see `first(named:)`); `picks` is asked once for each field.
+    public mutating func removeFields(where picks: (_ name: String) -> Bool) {
+        var index = entries.count
+        while index > 0 {
+            index -= 1
+            if picks(entries[index].name) { entries.remove(at: index) }
+        }
     }
 
     public mutating func add(_ name: String, _ value: String) {
@@ -37,7 +64,7 @@ public struct HTTPHeaders: Sendable, Sequence, Hashable, ExpressibleByDictionary
     }
 
     public mutating func remove(_ name: String) {
-        entries.removeAll(where: { $0.name.equalsIgnoringASCIICase(name) })
+        removeFields { $0.equalsIgnoringASCIICase(name) }
     }
 
     public var count: Int { entries.count }
@@ -98,6 +125,9 @@ public struct HeaderNameSet: Sendable {
     /// compared with the names of that length over its bytes in place, without a call per name.
     private let lowercased: [UInt8]
     private let spans: [Range<Int>]
+    /// The indices in `spans` of the names of each length below 64 (the longer ones under 63): a field is compared
+    /// only with the names as long as it is.
+    private let spansByLength: [[Int]]
 
     public init(_ names: [String]) {
         self.names = names
@@ -117,6 +147,9 @@ public struct HeaderNameSet: Sendable {
         self.pairs = pairs
         self.lowercased = lowercased
         self.spans = spans
+        var byLength = [[Int]](repeating: [], count: 64)
+        for (index, span) in spans.enumerated() { byLength[min(span.count, 63)].append(index) }
+        spansByLength = byLength
     }
 
     /// Whether `name` is one of them, without regard to ASCII case.
@@ -133,14 +166,16 @@ public struct HeaderNameSet: Sendable {
 
     private func contains(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         lowercased.withUnsafeBufferPointer { lowercased in
-            spans.contains { span in
-                guard span.count == bytes.count else { return false }
+            for index in spansByLength[min(bytes.count, 63)] {
+                let span = spans[index]
+                guard span.count == bytes.count else { continue }
                 var offset = 0
                 while offset < span.count && lowercased[span.lowerBound + offset] == Self.lowercase(bytes[offset]) {
                     offset += 1
                 }
-                return offset == span.count
+                if offset == span.count { return true }
             }
+            return false
         }
     }
 

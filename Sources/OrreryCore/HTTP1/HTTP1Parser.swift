@@ -416,8 +416,15 @@ public struct HTTP1Parser {
         var keepAlive = false
         var codings: [Substring] = []
         var length: Int?
-        for (name, value) in headers.entries {
-            // Told apart by length first: most fields are none of these.
+        let entries = headers.entries
+        for index in entries.indices {
+            // Told apart by length first, asked in place: most fields are none of these, and a field is copied out
+            // (its name and value retained) only when its length is one of theirs.
+            switch entries[index].name.utf8.count {
+            case 6, 10, 14, 16, 17: break
+            default: continue
+            }
+            let (name, value) = entries[index]
             switch name.utf8.count {
             case 10 where name.equalsIgnoringASCIICase("Connection"),
                 16 where isRequest && name.equalsIgnoringASCIICase("Proxy-Connection"):

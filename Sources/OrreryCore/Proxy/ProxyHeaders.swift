@@ -16,7 +16,7 @@ public enum ProxyHeaders {
 
     /// Whether a request's `Via` shows it already passed the daemon whose entry is `entry`.
     public static func hasPassed(_ headers: HTTPHeaders, entry: String) -> Bool {
-        headers.entries.contains { name, value in
+        headers.containsField { name, value in
             name.utf8.count == 3 && name.equalsIgnoringASCIICase("Via")
                 && value.split(separator: ",").contains { $0.trimmingCharacters(in: " \t") == entry }
         }
@@ -83,8 +83,8 @@ public enum ProxyHeaders {
     public static func clientResponse(_ headers: consuming HTTPHeaders) -> HTTPHeaders {
         var result = headers
         let named = connectionNamed(result)
-        let via = result.entries.first { $0.name.utf8.count == 3 && $0.name.equalsIgnoringASCIICase("Via") }?.value
-        result.entries.removeAll { name, _ in
+        let via = result.first(named: "Via")
+        result.removeFields { name in
             if named.isEmpty && !responseFields.contains(name) { return false }
             let count = name.utf8.count
             return isHopByHop(name, named) || (count == 14 && name.equalsIgnoringASCIICase("Content-Length"))
@@ -97,8 +97,11 @@ public enum ProxyHeaders {
     /// The fields a `Connection` header names (lowercased), which are hop-by-hop too; usually none.
     private static func connectionNamed(_ headers: HTTPHeaders) -> [String] {
         var named: [String] = []
-        for (name, value) in headers.entries where name.utf8.count == 10 && name.equalsIgnoringASCIICase("Connection") {
-            for token in value.split(separator: ",") {
+        // By index (see `HTTPHeaders.first(named:)`): this runs for both heads of every proxied exchange.
+        let entries = headers.entries
+        for index in entries.indices
+        where entries[index].name.utf8.count == 10 && entries[index].name.equalsIgnoringASCIICase("Connection") {
+            for token in entries[index].value.split(separator: ",") {
                 named.append(token.trimmingCharacters(in: " \t").lowercased())
             }
         }
