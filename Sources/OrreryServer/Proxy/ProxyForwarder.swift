@@ -153,8 +153,11 @@ final class ProxyForwarder {
 
     /// Logs (at debug) an answer relayed, once it is complete.
     func relayed(_ method: String, _ target: String, _ upstream: Upstream, status: Int, bodySize: Int, streamed: Bool) {
+        // The line is made only when it is written.
+        guard logger.logLevel <= .debug else { return }
+        let source = "\(upstream.environmentKey ?? "direct") \(upstream.origin)"
         logger.debug(
-            "\(method) \(target) -> \(status) from \(upstream.environmentKey ?? "direct") \(upstream.origin), \(bodySize) bytes\(streamed ? ", streamed" : "")")
+            "\(method) \(target) -> \(status) from \(source), \(bodySize) bytes\(streamed ? ", streamed" : "")")
     }
 
     /// The client's 502 or 504 for an upstream failure, and the journal's outcome.
