@@ -17,7 +17,11 @@ public struct HostMap: Sendable {
             hosts.first { $0.key == key }
         }
 
-        /// Whether `host` (as a `Host` header or absolute URI writes it) names this configuration.
+        /// The names that choose this configuration: its canonical host, and each environment's host.
+        public var hostNames: [String] { [canonicalHost] + hosts.compactMap(\.host) }
+
+        /// Whether `host` (as a `Host` header or absolute URI writes it) names this configuration: one of
+        /// `hostNames`, without regard to ASCII case.
         public func names(_ host: String) -> Bool {
             canonicalHost.equalsIgnoringASCIICase(host) || hosts.contains { $0.host?.equalsIgnoringASCIICase(host) == true }
         }

@@ -14,7 +14,7 @@ public struct Environments: Sendable {
 
     public init(map: HostMap, choices: [String: EnvironmentChoice] = [:]) {
         self.map = map
-        hostNames = map.configurations.map { [$0.canonicalHost] + $0.hosts.compactMap(\.host) }
+        hostNames = map.configurations.map(\.hostNames)
         self.choices = [:]
         for (host, choice) in choices {
             // A saved choice that no longer fits the map (a key removed since) is dropped, not fatal.
