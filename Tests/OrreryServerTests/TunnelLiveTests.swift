@@ -4,7 +4,7 @@ import OrreryServer
 import Testing
 
 /// `CONNECT` tunnels: HTTPS clients that use Orrery as their proxy, against real upstreams on loopback.
-@Suite("CONNECT tunnels")
+@Suite("CONNECT tunnels", .serialized)
 struct TunnelLiveTests {
     @Test("curl reaches an HTTPS upstream through Orrery as its proxy; 10 MB pass each way intact")
     func httpsThroughTunnel() async throws {
@@ -121,7 +121,7 @@ struct TunnelLiveTests {
         let plain = try FixtureProcess.upstream(name: "plain")
         try await LiveServer.with(
             files: ["config/hosts.json": hostMap([("PROD", "127.0.0.1:\(plain.port)", "http")])],
-            configure: { $0.http.tunnelIdleTimeoutMilliseconds = 600 }
+            configure: { $0.http.tunnelIdleTimeoutMilliseconds = 1_500 }
         ) { (server: LiveServer) async throws in
             let busy = try RawConnection(port: server.port)
             let idle = try RawConnection(port: server.port)
@@ -129,8 +129,11 @@ struct TunnelLiveTests {
                 tunnel.send("CONNECT 127.0.0.1:\(plain.port) HTTP/1.1\r\nHost: x\r\n\r\n")
                 #expect(tunnel.read(through: "\r\n\r\n") == "HTTP/1.1 200 Connection Established\r\n\r\n")
             }
-            // The busy one sends a request every 200 ms for 1.2 s: never idle for 600 ms.
-            for round in 1...6 {
+            // The busy one sends a request every 200 ms for 2.4 s: never idle for the 1.5 s timeout, but open longer
+            // than it. (The suite runs its tests one at a time: beside the 10 MB transfers, this test's own reads
+            // and sleeps were held up for seconds, the busy tunnel sat idle past the timeout, and the daemon closed
+            // it as it should.)
+            for round in 1...12 {
                 busy.send("GET /echo/\(round) HTTP/1.1\r\nHost: tunnelled\r\n\r\n")
                 #expect(try Self.readResponse(from: busy).contains("\"path\": \"/echo/\(round)\""))
                 try await Task.sleep(for: .milliseconds(200))
