@@ -134,9 +134,7 @@ struct ProxyHeadersTests {
                     "\(Self.lines(headers))")
                 for (method, body) in [("GET", 0), ("POST", 0), ("PUT", 12_345), ("DELETE", 7)] {
                     var written: [UInt8] = []
-                    _ = HTTP1Encoder.withRequestHead(
-                        method: method, target: "/a?b=c", fields: fields, bodyLength: body
-                    ) {
+                    _ = fields.withRequestHead(method: method, target: "/a?b=c", bodyLength: body) {
                         written = Array($0)
                         return true
                     }

@@ -185,45 +185,6 @@ public enum HTTP1Encoder {
         }
     }
 
-    /// A forwarded request's head, blank line included, written from the client's fields in one walk (see
-    /// `ForwardedFields`) into memory lent to `body` for the call: no field list is made, and nothing is allocated
-    /// on the heap for a usual head. The same bytes as `requestHead` writes for `fields.list`.
-    /// Not generic: called from another module, a generic function would not be specialized for its caller.
-    public static func withRequestHead(
-        method: String, target: String, fields: ForwardedFields, bodyLength: Int,
-        _ body: (UnsafeRawBufferPointer) -> Bool
-    ) -> Bool {
-        let hasLength = bodyLength > 0 || method == "POST" || method == "PUT" || method == "PATCH"
-        let bound =
-            method.utf8.count + 1 + target.utf8.count + 11 + 2 + fields.fieldBytesBound
-            + (hasLength ? 16 + ByteWriter.decimalLength(bodyLength) + 2 : 0) + 2
-            // One byte to spare: a writer that fills the memory shows the bound was short (it writes no further).
-            + 1
-        return withUnsafeTemporaryAllocation(byteCount: bound, alignment: 1) { buffer in
-            var writer = ByteWriter(buffer)
-            writer.write(method)
-            writer.write(0x20)
-            writer.write(target)
-            writer.write(" HTTP/1.1")
-            writer.writeCRLF()
-            // A forwarded request carries no framing field: the rules drop them all (they are hop-by-hop, or
-            // `Content-Length`), so no field is tested again here.
-            fields.forEachField { name, value in writer.writeField(name, value) }
-            if hasLength {
-                writer.write("Content-Length: ")
-                writer.writeDecimal(bodyLength)
-                writer.writeCRLF()
-            }
-            writer.writeCRLF()
-            guard writer.count < bound else {
-                assertionFailure("the bound on a forwarded head was short")
-                return requestHead(method: method, target: target, headers: fields.list, bodyLength: bodyLength)
-                    .withUnsafeBytes(body)
-            }
-            return body(UnsafeRawBufferPointer(rebasing: buffer[..<writer.count]))
-        }
-    }
-
     private static let crlf: [UInt8] = [0x0D, 0x0A]
 
 }

@@ -123,9 +123,8 @@ public final class UpstreamExchange {
     /// The request line, the headers (Host first, as the proxy put it) and the body's length, lent for the call.
     static func withHead(of request: UpstreamRequest, _ body: (UnsafeRawBufferPointer) -> Bool) -> Bool {
         if let forwarded = request.forwarded {
-            return HTTP1Encoder.withRequestHead(
-                method: request.method, target: request.target, fields: forwarded, bodyLength: request.body.count,
-                body)
+            return forwarded.withRequestHead(
+                method: request.method, target: request.target, bodyLength: request.body.count, body)
         }
         return HTTP1Encoder.requestHead(
             method: request.method, target: request.target, headers: request.headers, bodyLength: request.body.count

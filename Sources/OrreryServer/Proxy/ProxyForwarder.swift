@@ -111,9 +111,7 @@ final class ProxyForwarder {
                 request.headers, upstream: upstream, clientAddress: responder.remoteAddress, injected: injected,
                 via: via)
             if let stubTarget = plan.stubTarget {
-                for name in stubTarget.removedHeaders {
-                    headers.entries.removeAll { $0.name.equalsIgnoringASCIICase(name) }
-                }
+                for name in stubTarget.removedHeaders { headers.remove(name) }
                 for (name, value) in stubTarget.addedHeaders { headers.set(name, value) }
             }
             upstreamRequest = UpstreamRequest(
@@ -135,7 +133,7 @@ final class ProxyForwarder {
         headers.add("Connection", "Upgrade")
         headers.add("Upgrade", request.headers["Upgrade"] ?? "websocket")
         // No extension is offered on, so that no compression is agreed and the journal can read every frame.
-        headers.entries.removeAll { $0.name.equalsIgnoringASCIICase("Sec-WebSocket-Extensions") }
+        headers.remove("Sec-WebSocket-Extensions")
         // A client over HTTP/2 (an extended CONNECT) sends no key; the upstream, spoken to in HTTP/1.1, needs one.
         if request.headers["Sec-WebSocket-Key"] == nil {
             headers.add("Sec-WebSocket-Key", WebSocketHandshake.makeKey())
