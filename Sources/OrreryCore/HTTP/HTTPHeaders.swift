@@ -1,13 +1,69 @@
 /// Header fields in the order received; names compare without regard to ASCII case.
+///
+/// A parsed head's fields stay as the bytes received (`ReceivedFields`) until something asks for them as strings
+/// (`entries`, iterating): the request path reads a few by name and writes the rest on as bytes
+/// (`forEachField`), so a proxied exchange makes no string of most of them.
 public struct HTTPHeaders: Sendable, Sequence, Hashable, ExpressibleByDictionaryLiteral {
-    public var entries: [(name: String, value: String)]
+    /// The fields as strings; empty while they are still `received`'s.
+    private var list: [(name: String, value: String)]
+    /// The fields as received; empty once they are strings. At most one of the two holds fields.
+    private var received = ReceivedFields()
 
     public init(_ entries: [(name: String, value: String)] = []) {
-        self.entries = entries
+        list = entries
     }
 
     public init(dictionaryLiteral elements: (String, String)...) {
-        entries = elements.map { (name: $0.0, value: $0.1) }
+        list = elements.map { (name: $0.0, value: $0.1) }
+    }
+
+    /// The fields as strings, made from the received bytes when asked (each time, until a change makes them
+    /// strings for good): readers on the request path use the methods below instead.
+    public var entries: [(name: String, value: String)] {
+        get { received.isEmpty ? list : received.list }
+        set {
+            received = ReceivedFields()
+            list = newValue
+        }
+        _modify {
+            makeStrings()
+            yield &list
+        }
+    }
+
+    private mutating func makeStrings() {
+        guard !received.isEmpty else { return }
+        list = received.list
+        received = ReceivedFields()
+    }
+
+    /// Adds a field as a parser read it, kept as bytes.
+    mutating func appendReceived(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+        if list.isEmpty {
+            received.append(name: name, value: value)
+        } else {
+            list.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+        }
+    }
+
+    /// Calls `body` with each field's name and value as bytes, in order, lent for the call: how an encoder
+    /// writes fields on without making strings of received ones.
+    @inline(__always)
+    public func forEachField(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+        if !received.isEmpty { return try received.forEach(body) }
+        for index in list.indices {
+            var name = list[index].name
+            var value = list[index].value
+            try name.withUTF8 { name in try value.withUTF8 { try body(name, $0) } }
+        }
+    }
+
+    /// The bytes of every name and value together.
+    public var fieldBytes: Int {
+        if !received.isEmpty { return received.fieldBytes }
+        var count = 0
+        for index in list.indices { count += list[index].name.utf8.count + list[index].value.utf8.count }
+        return count
     }
 
     public subscript(name: String) -> String? {
@@ -15,64 +71,98 @@ public struct HTTPHeaders: Sendable, Sequence, Hashable, ExpressibleByDictionary
     }
 
     public func first(named name: String) -> String? {
+        if !received.isEmpty {
+            return received.firstValue { $0.equalsIgnoringASCIICase(name) }
+        }
         // By index, each field's length asked first: `first(where:)` copied every field out to test it (its name
         // and value retained, then released), for the few lookups each request makes of fields it rarely has.
         let count = name.utf8.count
-        for index in entries.indices
-        where entries[index].name.utf8.count == count && entries[index].name.equalsIgnoringASCIICase(name) {
-            return entries[index].value
+        for index in list.indices
+        where list[index].name.utf8.count == count && list[index].name.equalsIgnoringASCIICase(name) {
+            return list[index].value
         }
         return nil
     }
 
     public func all(named name: String) -> [String] {
         var values: [String] = []
-        for index in entries.indices where entries[index].name.equalsIgnoringASCIICase(name) {
-            values.append(entries[index].value)
+        if !received.isEmpty {
+            received.forEach { field, value in
+                if field.equalsIgnoringASCIICase(name) { values.append(String(decoding: value, as: UTF8.self)) }
+            }
+            return values
+        }
+        for index in list.indices where list[index].name.equalsIgnoringASCIICase(name) {
+            values.append(list[index].value)
         }
         return values
     }
 
     public func contains(_ name: String) -> Bool {
-        first(named: name) != nil
+        if !received.isEmpty { return received.contains { $0.equalsIgnoringASCIICase(name) } }
+        return first(named: name) != nil
+    }
+
+    /// Whether some field's name is one of `names`, asked of the names as bytes.
+    public func containsName(in names: HeaderNameSet) -> Bool {
+        if !received.isEmpty { return received.contains { names.contains($0) } }
+        for index in list.indices where names.contains(list[index].name) { return true }
+        return false
     }
 
     /// Whether some field passes `test`, asked of each in order by index (see `first(named:)`).
     public func containsField(where test: (_ name: String, _ value: String) -> Bool) -> Bool {
-        for index in entries.indices where test(entries[index].name, entries[index].value) { return true }
+        if !received.isEmpty {
+            var passed = false
+            received.forEach { name, value in
+                if !passed { passed = test(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)) }
+            }
+            return passed
+        }
+        for index in list.indices where test(list[index].name, list[index].value) { return true }
         return false
     }
 
     /// Removes the fields whose names `picks` chooses, the others kept in order. By index, from the last field
-    /// back (see `first(named:)`); `picks` is asked once for each field.
-    public mutating func removeFields(where picks: (_ name: String) -> Bool) {
-        var index = entries.count
+    /// back (see `first(named:)`); `picks` is asked once for each field, of its name as bytes, so that received
+    /// fields stay bytes.
+    public mutating func removeFields(where picks: (_ name: UnsafeBufferPointer<UInt8>) -> Bool) {
+        if !received.isEmpty { return received.removeFields(where: picks) }
+        var index = list.count
         while index > 0 {
             index -= 1
-            if picks(entries[index].name) { entries.remove(at: index) }
+            let remove = list[index].name.withUTF8Bytes(picks)
+            if remove { list.remove(at: index) }
         }
     }
 
     public mutating func add(_ name: String, _ value: String) {
-        entries.append((name, value))
+        if received.isEmpty {
+            list.append((name, value))
+        } else {
+            received.append(name: name, value: value)
+        }
     }
 
     /// Replaces every field of that name with one value.
     public mutating func set(_ name: String, _ value: String) {
         remove(name)
-        entries.append((name, value))
+        add(name, value)
     }
 
     public mutating func remove(_ name: String) {
         removeFields { $0.equalsIgnoringASCIICase(name) }
     }
 
-    public var count: Int { entries.count }
+    public var count: Int { received.isEmpty ? list.count : received.count }
+
+    public var isEmpty: Bool { received.isEmpty && list.isEmpty }
 
     /// The same fields in the same order, names and values exactly as written.
     public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
-        lhs.entries.count == rhs.entries.count
-            && zip(lhs.entries, rhs.entries).allSatisfy { $0.name == $1.name && $0.value == $1.value }
+        let lhs = lhs.entries
+        let rhs = rhs.entries
+        return lhs.count == rhs.count && zip(lhs, rhs).allSatisfy { $0.name == $1.name && $0.value == $1.value }
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -84,6 +174,15 @@ public struct HTTPHeaders: Sendable, Sequence, Hashable, ExpressibleByDictionary
 
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
         entries.makeIterator()
+    }
+}
+
+extension String {
+    /// Calls `body` with the string's UTF-8 bytes, lent for the call.
+    @inline(__always)
+    func withUTF8Bytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+        var text = self
+        return try text.withUTF8(body)
     }
 }
 
@@ -162,6 +261,15 @@ public struct HeaderNameSet: Sendable {
         else { return false }
         return name.utf8.withContiguousStorageIfAvailable { contains(bytes: $0) }
             ?? names.contains { $0.equalsIgnoringASCIICase(name) }
+    }
+
+    /// Whether the bytes spell one of the names, without regard to ASCII case.
+    public func contains(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let count = bytes.count
+        guard lengths & (1 << UInt64(min(count, 63))) != 0,
+            pairs & Self.pair(count: count, first: bytes.first ?? 0) != 0
+        else { return false }
+        return contains(bytes: bytes)
     }
 
     private func contains(bytes: UnsafeBufferPointer<UInt8>) -> Bool {

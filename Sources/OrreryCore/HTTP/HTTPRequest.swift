@@ -58,9 +58,10 @@ public struct HTTPRequest: Sendable {
         // neither, and a field's length costs nothing to ask.
         var hostField: String?
         var namesSession = false
-        for (name, value) in headers.entries {
-            switch name.utf8.count {
-            case 4 where hostField == nil && name.equalsIgnoringASCIICase("Host"): hostField = value
+        headers.forEachField { name, value in
+            switch name.count {
+            case 4 where hostField == nil && name.equalsIgnoringASCIICase("Host"):
+                hostField = String(decoding: value, as: UTF8.self)
             case 16 where name.equalsIgnoringASCIICase(Self.sessionHeader): namesSession = true
             default: break
             }

@@ -66,6 +66,17 @@ struct ByteWriter {
         writeCRLF()
     }
 
+    /// A header line from bytes, as `writeField` writes it from strings.
+    mutating func writeField(_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) {
+        let start = count
+        write(UnsafeRawBufferPointer(name))
+        write(0x3A)
+        write(0x20)
+        write(UnsafeRawBufferPointer(value))
+        neutralizeLineBreaks(from: start)
+        writeCRLF()
+    }
+
     /// Text that must stay on its line (a reason phrase), then CR LF.
     mutating func writeLine(_ text: String) {
         let start = count
@@ -77,6 +88,11 @@ struct ByteWriter {
     /// The bytes a field line takes.
     static func fieldLength(_ name: String, _ value: String) -> Int {
         name.utf8.count + value.utf8.count + 4
+    }
+
+    /// The bytes the field lines of `headers` take.
+    static func fieldsLength(_ headers: HTTPHeaders) -> Int {
+        headers.fieldBytes + 4 * headers.count
     }
 
     static func decimalLength(_ value: Int) -> Int {

@@ -29,17 +29,18 @@ public enum HTTP1Encoder {
         var hasDate = false
         var closesConnection = false
         var size = 9 + ByteWriter.decimalLength(status) + 1 + reason.utf8.count + 2
-        for (name, value) in headers.entries {
-            if framingFields.contains(name) {
-                if name.equalsIgnoringASCIICase("Connection") {
-                    HTTP1Parser.forEachListItem(value) { item in
-                        if HTTP1Parser.equalsIgnoringCase(item, "close") { closesConnection = true }
-                    }
-                }
-                continue
+        // Framing fields are counted too: the bound is at least the head, which is written to its length.
+        size += ByteWriter.fieldsLength(headers)
+        headers.forEachField { name, value in
+            guard framingFields.contains(name) else {
+                if name.count == 4 && name.equalsIgnoringASCIICase("Date") { hasDate = true }
+                return
             }
-            if name.utf8.count == 4 && name.equalsIgnoringASCIICase("Date") { hasDate = true }
-            size += ByteWriter.fieldLength(name, value)
+            if name.equalsIgnoringASCIICase("Connection") {
+                HTTP1Parser.forEachListItem(value) { item in
+                    if HTTP1Parser.equalsIgnoringCase(item, "close") { closesConnection = true }
+                }
+            }
         }
         if hasLength { size += 16 + ByteWriter.decimalLength(contentLength) + 2 }
         let bytes = Payload(count: size) { buffer in
@@ -48,8 +49,8 @@ public enum HTTP1Encoder {
             writer.writeDecimal(status)
             writer.write(0x20)
             writer.writeLine(reason)
-            for (name, value) in headers.entries where !framingFields.contains(name) {
-                writer.writeField(name, value)
+            headers.forEachField { name, value in
+                if !framingFields.contains(name) { writer.writeField(name, value) }
             }
             // 1xx and 204 have no length at all; a 304's length would describe a body it does not carry.
             if hasLength {
@@ -160,10 +161,8 @@ public enum HTTP1Encoder {
     /// method or the body calls for one.
     public static func requestHead(method: String, target: String, headers: HTTPHeaders, bodyLength: Int) -> [UInt8] {
         let hasLength = bodyLength > 0 || method == "POST" || method == "PUT" || method == "PATCH"
-        var size = method.utf8.count + 1 + target.utf8.count + 11 + 2
-        for (name, value) in headers.entries where !framingFields.contains(name) {
-            size += ByteWriter.fieldLength(name, value)
-        }
+        // Framing fields are counted too: the head is written to its length.
+        var size = method.utf8.count + 1 + target.utf8.count + 11 + 2 + ByteWriter.fieldsLength(headers)
         if hasLength { size += 16 + ByteWriter.decimalLength(bodyLength) + 2 }
         return [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
             var writer = ByteWriter(UnsafeMutableRawBufferPointer(buffer))
@@ -172,8 +171,8 @@ public enum HTTP1Encoder {
             writer.write(target)
             writer.write(" HTTP/1.1")
             writer.writeCRLF()
-            for (name, value) in headers.entries where !framingFields.contains(name) {
-                writer.writeField(name, value)
+            headers.forEachField { name, value in
+                if !framingFields.contains(name) { writer.writeField(name, value) }
             }
             if hasLength {
                 writer.write("Content-Length: ")

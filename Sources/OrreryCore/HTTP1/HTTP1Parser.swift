@@ -228,7 +228,6 @@ public struct HTTP1Parser {
             headBytes = 0
             if isRequest { try readRequestLine(line) } else { try readStatusLine(line) }
             sawStartLine = true
-            headers.entries.reserveCapacity(12)
             state = .headers
         case .headers:
             if line.isEmpty {
@@ -291,7 +290,7 @@ public struct HTTP1Parser {
                 "The request target is \(targetEnd - targetStart) bytes; the limit is \(limits.maximumTargetLength).")
         }
         minorVersion = version[7] == UInt8(ascii: "0") ? 0 : 1
-        method = String(decoding: UnsafeBufferPointer(rebasing: line[..<firstSpace]), as: UTF8.self)
+        method = Self.text(UnsafeBufferPointer(rebasing: line[..<firstSpace]), usually: Self.usualMethods)
         target = String(decoding: UnsafeBufferPointer(rebasing: line[targetStart..<targetEnd]), as: UTF8.self)
     }
 
@@ -310,8 +309,22 @@ public struct HTTP1Parser {
         else { throw .malformed("a malformed response (status line '\(Self.printable(UnsafeBufferPointer(rebasing: line.prefix(80)))))')") }
         minorVersion = line[7] == 0x30 ? 0 : 1
         status = line[9...11].reduce(0) { $0 * 10 + Int($1 - 0x30) }
-        reason = line.count > 13 ? String(decoding: UnsafeBufferPointer(rebasing: line[13...]), as: UTF8.self) : ""
+        reason = line.count > 13 ? Self.text(UnsafeBufferPointer(rebasing: line[13...]), usually: Self.usualReasons) : ""
         headers = HTTPHeaders()
+    }
+
+    /// Methods and reasons nearly every message has, as strings made once: a message with one of them makes no
+    /// string of its own (its bytes checked, then copied into a new string, some 150 instructions each).
+    private static let usualMethods = ["GET", "POST", "PUT", "DELETE", "HEAD", "PATCH", "OPTIONS"]
+    private static let usualReasons = ["OK", "Created", "No Content", "Not Found", "Not Modified"]
+
+    /// The bytes as a string: one of `usual` when they spell it exactly.
+    @inline(__always)
+    private static func text(_ bytes: UnsafeBufferPointer<UInt8>, usually usual: [String]) -> String {
+        for word in usual where word.utf8.count == bytes.count {
+            if word.withUTF8Bytes({ $0.elementsEqual(bytes) }) { return word }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     // MARK: - Header lines
@@ -320,20 +333,22 @@ public struct HTTP1Parser {
         if line[0] == 0x20 || line[0] == 0x09 {
             // Obsolete line folding: a request with it is refused (RFC 9112 §5.2); in a response it continues the
             // previous field, read as one space.
-            guard !isRequest, let last = headers.entries.indices.last else {
+            guard !isRequest, headers.count > 0 else {
                 throw .malformed(
                     isRequest ? "A header line starts with whitespace (obsolete line folding)." : "a folded line before any header")
             }
             try rejectBareCR(line, in: "a header line")
             var start = 0
             while start < line.count, line[start] == 0x20 || line[start] == 0x09 { start += 1 }
-            headers.entries[last].value += " " + String(decoding: UnsafeBufferPointer(rebasing: line[start...]), as: UTF8.self)
+            headers.entries[headers.count - 1].value +=
+                " " + String(decoding: UnsafeBufferPointer(rebasing: line[start...]), as: UTF8.self)
             return
         }
         let (colon, valueStart, valueEnd) = try checkFieldLine(line)
-        let name = String(decoding: UnsafeBufferPointer(rebasing: line[..<colon]), as: UTF8.self)
+        let name = UnsafeBufferPointer(rebasing: line[..<colon])
         if colon == 4, name.equalsIgnoringASCIICase("Host") { hostCount += 1 }
-        headers.entries.append((name, String(decoding: UnsafeBufferPointer(rebasing: line[valueStart..<valueEnd]), as: UTF8.self)))
+        // Kept as the bytes received: most fields are only written on, and a string is made of one when asked.
+        headers.appendReceived(name: name, value: UnsafeBufferPointer(rebasing: line[valueStart..<valueEnd]))
     }
 
     /// Checks a header or trailer line and returns where its colon is and where its value (without the spaces
@@ -416,16 +431,12 @@ public struct HTTP1Parser {
         var keepAlive = false
         var codings: [Substring] = []
         var length: Int?
-        let entries = headers.entries
-        for index in entries.indices {
-            // Told apart by length first, asked in place: most fields are none of these, and a field is copied out
-            // (its name and value retained) only when its length is one of theirs.
-            switch entries[index].name.utf8.count {
-            case 6, 10, 14, 16, 17: break
-            default: continue
-            }
-            let (name, value) = entries[index]
-            switch name.utf8.count {
+        var failure: HTTP1ParseError?
+        var expect: String?
+        let isRequest = isRequest
+        headers.forEachField { name, value in
+            // Told apart by length first: most fields are none of these.
+            switch name.count {
             case 10 where name.equalsIgnoringASCIICase("Connection"),
                 16 where isRequest && name.equalsIgnoringASCIICase("Proxy-Connection"):
                 Self.forEachListItem(value) { item in
@@ -433,32 +444,34 @@ public struct HTTP1Parser {
                     if Self.equalsIgnoringCase(item, "keep-alive") { keepAlive = true }
                 }
             case 17 where name.equalsIgnoringASCIICase("Transfer-Encoding"):
-                codings += Self.listItems(value)
+                codings += Self.listItems(String(decoding: value, as: UTF8.self))
             case 14 where name.equalsIgnoringASCIICase("Content-Length"):
                 var items = 0
-                var failure: HTTP1ParseError?
                 Self.forEachListItem(value) { item in
                     items += 1
                     guard failure == nil else { return }
                     guard let parsed = Self.decimal(item) else {
+                        let value = String(decoding: value, as: UTF8.self)
                         failure = .malformed(isRequest ? "Content-Length '\(value)' is not a number." : "a malformed response (Content-Length '\(value)')")
                         return
                     }
                     if let length, length != parsed {
+                        let value = String(decoding: value, as: UTF8.self)
                         failure = .malformed(
                             isRequest ? "Two Content-Length values that differ (\(length) and \(parsed))." : "a malformed response (Content-Length '\(value)')")
                         return
                     }
                     length = parsed
                 }
-                if let failure { throw failure }
-                if items == 0 { throw .malformed("An empty Content-Length.") }
+                if items == 0 && failure == nil { failure = .malformed("An empty Content-Length.") }
             case 6 where isRequest && name.equalsIgnoringASCIICase("Expect"):
-                expectation = String(value)
+                expect = String(decoding: value, as: UTF8.self)
             default:
                 break
             }
         }
+        if let failure { throw failure }
+        if let expect { expectation = expect }
         isKeepAlive = minorVersion == 0 ? keepAlive && !close : !close
         hasHead = true
         if isRequest {
@@ -600,18 +613,20 @@ public struct HTTP1Parser {
     /// usual values (`keep-alive`, `12`) are read without making a string.
     static func forEachListItem(_ value: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
         var value = value
-        value.withUTF8 { bytes in
-            var start = 0
-            while start <= bytes.count {
-                var end = start
-                while end < bytes.count, bytes[end] != UInt8(ascii: ",") { end += 1 }
-                var first = start
-                var last = end
-                while first < last, bytes[first] == 0x20 || bytes[first] == 0x09 { first += 1 }
-                while last > first, bytes[last - 1] == 0x20 || bytes[last - 1] == 0x09 { last -= 1 }
-                if last > first { body(UnsafeBufferPointer(rebasing: bytes[first..<last])) }
-                start = end + 1
-            }
+        value.withUTF8 { forEachListItem($0, body) }
+    }
+
+    static func forEachListItem(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        var start = 0
+        while start <= bytes.count {
+            var end = start
+            while end < bytes.count, bytes[end] != UInt8(ascii: ",") { end += 1 }
+            var first = start
+            var last = end
+            while first < last, bytes[first] == 0x20 || bytes[first] == 0x09 { first += 1 }
+            while last > first, bytes[last - 1] == 0x20 || bytes[last - 1] == 0x09 { last -= 1 }
+            if last > first { body(UnsafeBufferPointer(rebasing: bytes[first..<last])) }
+            start = end + 1
         }
     }
 

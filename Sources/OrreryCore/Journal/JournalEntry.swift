@@ -75,8 +75,8 @@ public struct JournalEntry: Sendable {
     /// Bytes the entry holds, for the journal's byte bound: bodies, headers, and a fixed share for the rest.
     public var approximateSize: Int {
         var size = 256 + request.target.utf8.count + request.body.count + response.body.count
-        for (name, value) in request.headers.entries { size += name.utf8.count + value.utf8.count + 32 }
-        for (name, value) in response.headers.entries { size += name.utf8.count + value.utf8.count + 32 }
+        size += request.headers.fieldBytes + 32 * request.headers.count
+        size += response.headers.fieldBytes + 32 * response.headers.count
         if case .unmatched = outcome { size += 512 }
         for message in messages { size += 64 + (message.text?.utf8.count ?? 0) }
         return size

@@ -84,8 +84,7 @@ public struct Redactor: Sendable {
     /// The usual exchange holds no secret: found out without building anything.
     private func mayHoldSecrets(_ entry: JournalEntry, common: Bool, isForwarded: Bool) -> Bool {
         if isForwarded && !injected.isEmpty { return true }
-        if entry.request.headers.containsField(where: { name, _ in isSensitive(name) })
-            || entry.response.headers.containsField(where: { name, _ in isSensitive(name) })
+        if entry.request.headers.containsName(in: headerNames) || entry.response.headers.containsName(in: headerNames)
         {
             return true
         }
@@ -235,7 +234,7 @@ public struct Redactor: Sendable {
     }
 
     private func redactHeaders(_ headers: HTTPHeaders, into secrets: inout [String], names found: inout [String]) -> HTTPHeaders {
-        guard headers.containsField(where: { name, _ in isSensitive(name) }) else { return headers }
+        guard headers.containsName(in: headerNames) else { return headers }
         var redacted = HTTPHeaders()
         for (name, value) in headers.entries {
             if isSensitive(name) {

@@ -18,9 +18,9 @@ public struct ForwardedFields: Sendable {
         self.via = via
     }
 
-    /// Hands `field` each field sent, in order.
+    /// Hands `field` each field sent, in order, lent as bytes for the call.
     @inline(__always)
-    public func forEachField(_ field: (String, String) -> Void) {
+    public func forEachField(_ field: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void) {
         ProxyHeaders.forEachUpstreamField(
             client, hostHeader: hostHeader, clientAddress: clientAddress, via: via, field)
     }
@@ -29,7 +29,7 @@ public struct ForwardedFields: Sendable {
     public var list: HTTPHeaders {
         var result = HTTPHeaders()
         result.entries.reserveCapacity(client.count + 3)
-        forEachField { result.entries.append(($0, $1)) }
+        forEachField { result.entries.append((String(decoding: $0, as: UTF8.self), String(decoding: $1, as: UTF8.self))) }
         return result
     }
 
@@ -75,7 +75,7 @@ public struct ForwardedFields: Sendable {
     /// dropped ones too, and the client's first `X-Forwarded-For` and `Via`, whose values the new ones carry on.
     var fieldBytesBound: Int {
         var bound = ByteWriter.fieldLength("Host", hostHeader)
-        for (name, value) in client.entries { bound += ByteWriter.fieldLength(name, value) }
+        bound += ByteWriter.fieldsLength(client)
         // ", " and the address after the client's value, or the whole field when the client sent none.
         bound += ByteWriter.fieldLength("X-Forwarded-For", clientAddress) + 2
         return bound + ByteWriter.fieldLength("Via", via) + 2

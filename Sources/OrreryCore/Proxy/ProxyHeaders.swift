@@ -16,10 +16,14 @@ public enum ProxyHeaders {
 
     /// Whether a request's `Via` shows it already passed the daemon whose entry is `entry`.
     public static func hasPassed(_ headers: HTTPHeaders, entry: String) -> Bool {
-        headers.containsField { name, value in
-            name.utf8.count == 3 && name.equalsIgnoringASCIICase("Via")
-                && value.split(separator: ",").contains { $0.trimmingCharacters(in: " \t") == entry }
+        var passed = false
+        headers.forEachField { name, value in
+            guard !passed, name.count == 3, name.equalsIgnoringASCIICase("Via") else { return }
+            passed = String(decoding: value, as: UTF8.self).split(separator: ",").contains {
+                $0.trimmingCharacters(in: " \t") == entry
+            }
         }
+        return passed
     }
 
     /// The headers to send upstream for a client's request: `Host` first, naming the upstream, then the client's
@@ -38,20 +42,24 @@ public enum ProxyHeaders {
 
     /// Hands `field` the fields `upstreamRequest` sends (before any injected value), in order: the one walk of the
     /// rules, for the list and for a head written straight from the client's fields (`ForwardedFields`).
+    /// The fields are lent as bytes for the call: the client's are written on as they were received.
     @inline(__always)
     static func forEachUpstreamField(
         _ headers: HTTPHeaders, hostHeader: String, clientAddress: String, via entry: String,
-        _ field: (String, String) -> Void
+        _ field: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void
     ) {
-        field("Host", hostHeader)
+        func fieldOfText(_ name: String, _ value: String) {
+            name.withUTF8Bytes { name in value.withUTF8Bytes { field(name, $0) } }
+        }
+        fieldOfText("Host", hostHeader)
         let named = connectionNamed(headers)
         var forwarded: String?
         var via: String?
-        for (name, value) in headers.entries {
+        headers.forEachField { name, value in
             // Most fields are none of those this pass looks for: one test lets them through.
             if named.isEmpty && !requestFields.contains(name) {
                 field(name, value)
-                continue
+                return
             }
             if isHopByHop(name, named) || name.equalsIgnoringASCIICase("Host")
                 // The body is sent whole with its own length.
@@ -59,22 +67,22 @@ public enum ProxyHeaders {
                 // Orrery's own: which session a request is for, and the admin token.
                 || orreryFields.contains(name)
             {
-                continue
+                return
             }
             if !clientAddress.isEmpty, name.equalsIgnoringASCIICase("X-Forwarded-For") {
-                forwarded = forwarded ?? value
-                continue
+                forwarded = forwarded ?? String(decoding: value, as: UTF8.self)
+                return
             }
             if name.equalsIgnoringASCIICase("Via") {
-                via = via ?? value
-                continue
+                via = via ?? String(decoding: value, as: UTF8.self)
+                return
             }
             field(name, value)
         }
         if !clientAddress.isEmpty {
-            field("X-Forwarded-For", forwarded.map { $0 + ", " + clientAddress } ?? clientAddress)
+            fieldOfText("X-Forwarded-For", forwarded.map { $0 + ", " + clientAddress } ?? clientAddress)
         }
-        field("Via", via.map { $0 + ", " + entry } ?? entry)
+        fieldOfText("Via", via.map { $0 + ", " + entry } ?? entry)
     }
 
     /// The headers to pass back to the client for an upstream response, `Via` last with this hop added. The body
@@ -86,7 +94,7 @@ public enum ProxyHeaders {
         let via = result.first(named: "Via")
         result.removeFields { name in
             if named.isEmpty && !responseFields.contains(name) { return false }
-            let count = name.utf8.count
+            let count = name.count
             return isHopByHop(name, named) || (count == 14 && name.equalsIgnoringASCIICase("Content-Length"))
                 || (count == 3 && name.equalsIgnoringASCIICase("Via"))
         }
@@ -97,11 +105,10 @@ public enum ProxyHeaders {
     /// The fields a `Connection` header names (lowercased), which are hop-by-hop too; usually none.
     private static func connectionNamed(_ headers: HTTPHeaders) -> [String] {
         var named: [String] = []
-        // By index (see `HTTPHeaders.first(named:)`): this runs for both heads of every proxied exchange.
-        let entries = headers.entries
-        for index in entries.indices
-        where entries[index].name.utf8.count == 10 && entries[index].name.equalsIgnoringASCIICase("Connection") {
-            for token in entries[index].value.split(separator: ",") {
+        // As bytes (see `HTTPHeaders.forEachField`): this runs for both heads of every proxied exchange.
+        headers.forEachField { name, value in
+            guard name.count == 10, name.equalsIgnoringASCIICase("Connection") else { return }
+            for token in String(decoding: value, as: UTF8.self).split(separator: ",") {
                 named.append(token.trimmingCharacters(in: " \t").lowercased())
             }
         }
@@ -120,8 +127,8 @@ public enum ProxyHeaders {
     /// Every field `clientResponse` drops or rewrites.
     private static let responseFields = HeaderNameSet(hopByHop.sorted() + ["Content-Length", "Via"])
 
-    private static func isHopByHop(_ name: String, _ named: [String]) -> Bool {
-        if !named.isEmpty, named.contains(name.lowercased()) { return true }
+    private static func isHopByHop(_ name: UnsafeBufferPointer<UInt8>, _ named: [String]) -> Bool {
+        if !named.isEmpty, named.contains(where: { name.equalsIgnoringASCIICase($0) }) { return true }
         return hopByHopNames.contains(name)
     }
 }

@@ -1,0 +1,183 @@
+/// Header fields as a parser read them: every name and value copied once into one array of bytes. Nothing is made
+/// into a string until something asks for one: a proxied exchange writes most fields on to the other side as they
+/// came, and made a string of every name and value only to write it again.
+///
+/// Each field is its name's length and its value's (four bytes each, little-endian), then the name, then the value,
+/// all in the one array: one allocation for a head, where an array of places beside it was a second. A removed
+/// field stays in the array, marked by the top bit of its name's length.
+// @unchecked: the storage is shared by copies and written only while no other copy holds it (as an array's is).
+struct ReceivedFields: @unchecked Sendable {
+    /// The fields' bytes, and room for more, in one allocation; shared by copies, written only when unshared.
+    private var storage: FieldStorage?
+    /// The fields not removed.
+    private(set) var count = 0
+    /// The bytes of the names and values of the fields not removed.
+    private(set) var fieldBytes = 0
+
+    private static let removed: UInt32 = 1 << 31
+
+    var isEmpty: Bool { count == 0 }
+
+    mutating func append(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+        let needed = 8 + name.count + value.count
+        let used = storage?.header.used ?? 0
+        if !isKnownUniquelyReferenced(&storage) || used + needed > storage!.header.capacity {
+            // 512 bytes at first: a usual head's fields, and more.
+            storage = FieldStorage.make(capacity: max(used + needed, used == 0 ? 512 : 2 * used), copying: storage)
+        }
+        storage!.withUnsafeMutablePointers { header, bytes in
+            let start = UnsafeMutableRawPointer(bytes + header.pointee.used)
+            start.storeBytes(of: UInt32(truncatingIfNeeded: name.count).littleEndian, as: UInt32.self)
+            (start + 4).storeBytes(of: UInt32(truncatingIfNeeded: value.count).littleEndian, as: UInt32.self)
+            if let source = name.baseAddress { (start + 8).copyMemory(from: source, byteCount: name.count) }
+            if let source = value.baseAddress { (start + 8 + name.count).copyMemory(from: source, byteCount: value.count) }
+            header.pointee.used += needed
+        }
+        count += 1
+        fieldBytes += name.count + value.count
+    }
+
+    mutating func append(name: String, value: String) {
+        name.withUTF8Bytes { name in value.withUTF8Bytes { append(name: name, value: $0) } }
+    }
+
+    /// Calls `body` with each field's name and value, in order, lent for the call; stops when `body` returns false.
+    @inline(__always)
+    private func walk(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) throws -> Bool) rethrows {
+        guard let storage else { return }
+        try storage.withUnsafeMutablePointers { header, start in
+            let bytes = UnsafeBufferPointer(start: start, count: header.pointee.used)
+            let raw = UnsafeRawBufferPointer(bytes)
+            var offset = 0
+            while offset < bytes.count {
+                let nameCount = raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian
+                let valueCount = Int(raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self).littleEndian)
+                let nameStart = offset + 8
+                let nameEnd = nameStart + Int(nameCount & ~Self.removed)
+                offset = nameEnd + valueCount
+                guard nameCount & Self.removed == 0 else { continue }
+                let goOn = try body(
+                    UnsafeBufferPointer(rebasing: bytes[nameStart..<nameEnd]),
+                    UnsafeBufferPointer(rebasing: bytes[nameEnd..<offset]))
+                if !goOn { return }
+            }
+        }
+    }
+
+    /// Calls `body` with each field's name and value, in order, lent for the call.
+    @inline(__always)
+    func forEach(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+        try walk { name, value in
+            try body(name, value)
+            return true
+        }
+    }
+
+    /// Whether some field's name `test` accepts.
+    @inline(__always)
+    func contains(whereName test: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool {
+        var found = false
+        walk { name, _ in
+            found = test(name)
+            return !found
+        }
+        return found
+    }
+
+    /// The value of the first field whose name `test` accepts.
+    @inline(__always)
+    func firstValue(whereName test: (UnsafeBufferPointer<UInt8>) -> Bool) -> String? {
+        var found: String?
+        walk { name, value in
+            guard test(name) else { return true }
+            found = String(decoding: value, as: UTF8.self)
+            return false
+        }
+        return found
+    }
+
+    /// Removes the fields whose names `picks` chooses: marked where they stand, the others kept in order. The
+    /// array is written in place when no one else holds it.
+    mutating func removeFields(where picks: (UnsafeBufferPointer<UInt8>) -> Bool) {
+        var removedCount = 0
+        var removedBytes = 0
+        guard storage != nil else { return }
+        if !isKnownUniquelyReferenced(&storage) { storage = FieldStorage.make(capacity: storage!.header.used, copying: storage) }
+        storage!.withUnsafeMutablePointers { header, start in
+            let bytes = UnsafeMutableBufferPointer(start: start, count: header.pointee.used)
+            let raw = UnsafeRawBufferPointer(bytes)
+            var offset = 0
+            while offset < bytes.count {
+                let nameCount = raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian
+                let valueCount = Int(raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self).littleEndian)
+                let start = offset
+                let nameEnd = offset + 8 + Int(nameCount & ~Self.removed)
+                offset = nameEnd + valueCount
+                guard nameCount & Self.removed == 0,
+                    picks(UnsafeBufferPointer(rebasing: bytes[(start + 8)..<nameEnd]))
+                else { continue }
+                bytes[start + 3] |= 0x80
+                removedCount += 1
+                removedBytes += nameEnd - start - 8 + valueCount
+            }
+        }
+        count -= removedCount
+        fieldBytes -= removedBytes
+        if count == 0 { self = ReceivedFields() }
+    }
+
+    /// Every field as strings.
+    var list: [(name: String, value: String)] {
+        var list: [(name: String, value: String)] = []
+        list.reserveCapacity(count)
+        forEach { name, value in
+            list.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+        }
+        return list
+    }
+}
+
+extension UnsafeBufferPointer<UInt8> {
+    /// Whether the bytes spell `other` without regard to ASCII case (header names are ASCII).
+    @inline(__always)
+    public func equalsIgnoringASCIICase(_ other: String) -> Bool {
+        guard count == other.utf8.count else { return false }
+        return other.utf8.withContiguousStorageIfAvailable { Self.equalIgnoringASCIICase(self, $0) }
+            ?? Self.equalIgnoringASCIICase(self, Array(other.utf8))
+    }
+
+    @inline(__always)
+    static func equalIgnoringASCIICase(_ lhs: Self, _ rhs: some Collection<UInt8>) -> Bool {
+        for (a, b) in zip(lhs, rhs) where a != b {
+            guard a | 0x20 == b | 0x20, (a | 0x20) >= UInt8(ascii: "a"), (a | 0x20) <= UInt8(ascii: "z") else {
+                return false
+            }
+        }
+        return true
+    }
+}
+
+/// The bytes of `ReceivedFields`: one allocation with its counts in front (`ManagedBuffer`), where an array's
+/// storage was found through the generic runtime each time a head made one (about 500 instructions).
+final class FieldStorage: ManagedBuffer<FieldStorage.Counts, UInt8> {
+    struct Counts {
+        var used: Int
+        var capacity: Int
+    }
+
+    /// Room for `capacity` bytes, holding a copy of `other`'s.
+    static func make(capacity: Int, copying other: FieldStorage?) -> FieldStorage {
+        let made = unsafeDowncast(
+            create(minimumCapacity: capacity) { _ in Counts(used: 0, capacity: capacity) }, to: FieldStorage.self)
+        if let other {
+            other.withUnsafeMutablePointers { counts, bytes in
+                let used = counts.pointee.used
+                made.withUnsafeMutablePointers { made, into in
+                    into.update(from: bytes, count: used)
+                    made.pointee.used = used
+                }
+            }
+        }
+        return made
+    }
+}
