@@ -1,5 +1,6 @@
-@testable import OrreryCore
 import Testing
+
+@testable import OrreryCore
 
 /// The header rewriting of a forwarded exchange, as values: held to the rules written out plainly in this file (every
 /// field compared by its lowercased name against every rule), over fields in every case and every order.

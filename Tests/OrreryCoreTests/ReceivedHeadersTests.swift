@@ -1,5 +1,6 @@
-@testable import OrreryCore
 import Testing
+
+@testable import OrreryCore
 
 /// Fields kept as the bytes a parser received (`HTTPHeaders.appendReceived`) answer every question, and take every
 /// change, exactly as the same fields kept as strings do: generated lists, asked and changed both ways side by side.
@@ -38,7 +39,9 @@ struct ReceivedHeadersTests {
 
     private static func expectSame(_ received: HTTPHeaders, _ list: HTTPHeaders, _ step: String) {
         #expect(received == list, "\(step)")
-        #expect(received.entries.map { "\($0.name): \($0.value)" } == list.entries.map { "\($0.name): \($0.value)" }, "\(step)")
+        #expect(
+            received.entries.map { "\($0.name): \($0.value)" } == list.entries.map { "\($0.name): \($0.value)" },
+            "\(step)")
         #expect(received.count == list.count && received.isEmpty == list.isEmpty, "\(step)")
         #expect(received.fieldBytes == list.fieldBytes, "\(step)")
         #expect(bytes(received) == bytes(list), "\(step)")

@@ -50,7 +50,7 @@ public struct HTTPHeaders: Sendable, Sequence, Hashable, ExpressibleByDictionary
     /// writes fields on without making strings of received ones.
     @inline(__always)
     public func forEachField(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
-        if !received.isEmpty { return try received.forEach(body) }
+        if !received.isEmpty { return try received.forEachField(body) }
         for index in list.indices {
             var name = list[index].name
             var value = list[index].value
@@ -87,7 +87,7 @@ public struct HTTPHeaders: Sendable, Sequence, Hashable, ExpressibleByDictionary
     public func all(named name: String) -> [String] {
         var values: [String] = []
         if !received.isEmpty {
-            received.forEach { field, value in
+            received.forEachField { field, value in
                 if field.equalsIgnoringASCIICase(name) { values.append(String(decoding: value, as: UTF8.self)) }
             }
             return values
@@ -114,8 +114,10 @@ public struct HTTPHeaders: Sendable, Sequence, Hashable, ExpressibleByDictionary
     public func containsField(where test: (_ name: String, _ value: String) -> Bool) -> Bool {
         if !received.isEmpty {
             var passed = false
-            received.forEach { name, value in
-                if !passed { passed = test(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)) }
+            received.forEachField { name, value in
+                if !passed {
+                    passed = test(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
+                }
             }
             return passed
         }
@@ -123,9 +125,9 @@ public struct HTTPHeaders: Sendable, Sequence, Hashable, ExpressibleByDictionary
         return false
     }
 
-    /// Removes the fields whose names `picks` chooses, the others kept in order. By index, from the last field
-    /// back (see `first(named:)`); `picks` is asked once for each field, of its name as bytes, so that received
-    /// fields stay bytes.
+    /// Removes the fields whose names `picks` chooses, the others kept in order. `picks` is asked once for each
+    /// field, of its name as bytes, so that received fields stay bytes (they are marked where they stand; fields
+    /// as strings are removed by index from the last back, see `first(named:)`).
     public mutating func removeFields(where picks: (_ name: UnsafeBufferPointer<UInt8>) -> Bool) {
         if !received.isEmpty { return received.removeFields(where: picks) }
         var index = list.count

@@ -1,10 +1,10 @@
-/// Header fields as a parser read them: every name and value copied once into one array of bytes. Nothing is made
+/// Header fields as a parser read them: every name and value copied once into one buffer of bytes. Nothing is made
 /// into a string until something asks for one: a proxied exchange writes most fields on to the other side as they
 /// came, and made a string of every name and value only to write it again.
 ///
 /// Each field is its name's length and its value's (four bytes each, little-endian), then the name, then the value,
-/// all in the one array: one allocation for a head, where an array of places beside it was a second. A removed
-/// field stays in the array, marked by the top bit of its name's length.
+/// all in the one buffer: one allocation for a head, where an array of places beside it was a second. A removed
+/// field stays in the buffer, marked by the top bit of its name's length.
 // @unchecked: the storage is shared by copies and written only while no other copy holds it (as an array's is).
 struct ReceivedFields: @unchecked Sendable {
     /// The fields' bytes, and room for more, in one allocation; shared by copies, written only when unshared.
@@ -30,7 +30,9 @@ struct ReceivedFields: @unchecked Sendable {
             start.storeBytes(of: UInt32(truncatingIfNeeded: name.count).littleEndian, as: UInt32.self)
             (start + 4).storeBytes(of: UInt32(truncatingIfNeeded: value.count).littleEndian, as: UInt32.self)
             if let source = name.baseAddress { (start + 8).copyMemory(from: source, byteCount: name.count) }
-            if let source = value.baseAddress { (start + 8 + name.count).copyMemory(from: source, byteCount: value.count) }
+            if let source = value.baseAddress {
+                (start + 8 + name.count).copyMemory(from: source, byteCount: value.count)
+            }
             header.pointee.used += needed
         }
         count += 1
@@ -66,7 +68,7 @@ struct ReceivedFields: @unchecked Sendable {
 
     /// Calls `body` with each field's name and value, in order, lent for the call.
     @inline(__always)
-    func forEach(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
+    func forEachField(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
         try walk { name, value in
             try body(name, value)
             return true
@@ -102,7 +104,9 @@ struct ReceivedFields: @unchecked Sendable {
         var removedCount = 0
         var removedBytes = 0
         guard storage != nil else { return }
-        if !isKnownUniquelyReferenced(&storage) { storage = FieldStorage.make(capacity: storage!.header.used, copying: storage) }
+        if !isKnownUniquelyReferenced(&storage) {
+            storage = FieldStorage.make(capacity: storage!.header.used, copying: storage)
+        }
         storage!.withUnsafeMutablePointers { header, start in
             let bytes = UnsafeMutableBufferPointer(start: start, count: header.pointee.used)
             let raw = UnsafeRawBufferPointer(bytes)
@@ -130,7 +134,7 @@ struct ReceivedFields: @unchecked Sendable {
     var list: [(name: String, value: String)] {
         var list: [(name: String, value: String)] = []
         list.reserveCapacity(count)
-        forEach { name, value in
+        forEachField { name, value in
             list.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
         }
         return list

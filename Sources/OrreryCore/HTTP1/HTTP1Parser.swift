@@ -309,7 +309,8 @@ public struct HTTP1Parser {
         else { throw .malformed("a malformed response (status line '\(Self.printable(UnsafeBufferPointer(rebasing: line.prefix(80)))))')") }
         minorVersion = line[7] == 0x30 ? 0 : 1
         status = line[9...11].reduce(0) { $0 * 10 + Int($1 - 0x30) }
-        reason = line.count > 13 ? Self.text(UnsafeBufferPointer(rebasing: line[13...]), usually: Self.usualReasons) : ""
+        reason =
+            line.count > 13 ? Self.text(UnsafeBufferPointer(rebasing: line[13...]), usually: Self.usualReasons) : ""
         headers = HTTPHeaders()
     }
 

@@ -84,8 +84,7 @@ public struct Redactor: Sendable {
     /// The usual exchange holds no secret: found out without building anything.
     private func mayHoldSecrets(_ entry: JournalEntry, common: Bool, isForwarded: Bool) -> Bool {
         if isForwarded && !injected.isEmpty { return true }
-        if entry.request.headers.containsName(in: headerNames) || entry.response.headers.containsName(in: headerNames)
-        {
+        if entry.request.headers.containsName(in: headerNames) || entry.response.headers.containsName(in: headerNames) {
             return true
         }
         guard names.applies(common: common) else { return false }

@@ -29,7 +29,9 @@ public struct ForwardedFields: Sendable {
     public var list: HTTPHeaders {
         var result = HTTPHeaders()
         result.entries.reserveCapacity(client.count + 3)
-        forEachField { result.entries.append((String(decoding: $0, as: UTF8.self), String(decoding: $1, as: UTF8.self))) }
+        forEachField {
+            result.entries.append((String(decoding: $0, as: UTF8.self), String(decoding: $1, as: UTF8.self)))
+        }
         return result
     }
 
