@@ -72,6 +72,7 @@ public struct HTTPHeaders: Sendable, Sequence, Hashable, ExpressibleByDictionary
 
     public func first(named name: String) -> String? {
         if !received.isEmpty {
+            guard received.mayHold(name) else { return nil }
             return received.firstValue { $0.equalsIgnoringASCIICase(name) }
         }
         // By index, each field's length asked first: `first(where:)` copied every field out to test it (its name
@@ -87,6 +88,7 @@ public struct HTTPHeaders: Sendable, Sequence, Hashable, ExpressibleByDictionary
     public func all(named name: String) -> [String] {
         var values: [String] = []
         if !received.isEmpty {
+            guard received.mayHold(name) else { return [] }
             received.forEachField { field, value in
                 if field.equalsIgnoringASCIICase(name) { values.append(String(decoding: value, as: UTF8.self)) }
             }
@@ -99,13 +101,28 @@ public struct HTTPHeaders: Sendable, Sequence, Hashable, ExpressibleByDictionary
     }
 
     public func contains(_ name: String) -> Bool {
-        if !received.isEmpty { return received.contains { $0.equalsIgnoringASCIICase(name) } }
+        if !received.isEmpty {
+            return received.mayHold(name) && received.contains { $0.equalsIgnoringASCIICase(name) }
+        }
         return first(named: name) != nil
+    }
+
+    /// Whether a field may be called `name`: false when none is, found without a walk for received fields (for
+    /// fields as strings, true).
+    public func mayContain(_ name: String) -> Bool {
+        received.isEmpty ? !list.isEmpty : received.mayHold(name)
+    }
+
+    /// Whether some field's name may be one of `names` (see `mayContain`).
+    public func mayContainName(in names: HeaderNameSet) -> Bool {
+        received.isEmpty ? !list.isEmpty : names.mayMatch(received.names)
     }
 
     /// Whether some field's name is one of `names`, asked of the names as bytes.
     public func containsName(in names: HeaderNameSet) -> Bool {
-        if !received.isEmpty { return received.contains { names.contains($0) } }
+        if !received.isEmpty {
+            return names.mayMatch(received.names) && received.contains { names.contains($0) }
+        }
         for index in list.indices where names.contains(list[index].name) { return true }
         return false
     }
@@ -265,6 +282,13 @@ public struct HeaderNameSet: Sendable {
             ?? names.contains { $0.equalsIgnoringASCIICase(name) }
     }
 
+    /// Whether a list of fields whose names give `pairs` (see `pair`) may hold one of the names: false when none
+    /// of its names has the length and first letter of one of these.
+    @inline(__always)
+    func mayMatch(_ pairs: UInt64) -> Bool {
+        self.pairs & pairs != 0
+    }
+
     /// Whether the bytes spell one of the names, without regard to ASCII case.
     public func contains(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         let count = bytes.count
@@ -289,8 +313,9 @@ public struct HeaderNameSet: Sendable {
         }
     }
 
+    /// One bit for a name's length and first letter (in either case) together.
     @inline(__always)
-    private static func pair(count: Int, first: UInt8) -> UInt64 {
+    static func pair(count: Int, first: UInt8) -> UInt64 {
         1 << UInt64((count &* 5 &+ Int(first | 0x20)) & 63)
     }
 

@@ -17,8 +17,8 @@ public struct HTTPRequest: Sendable {
     public var host: String?
     /// True when the client sent an absolute URI, as it does when it uses Orrery as its HTTP proxy.
     public var isAbsoluteForm: Bool
-    /// Whether the fields as received include `X-Orrery-Session`, noticed in the walk that looks for `Host`: a
-    /// request without it belongs to its port's session, and its fields are not searched again for it.
+    /// Whether the fields as received include `X-Orrery-Session`, asked once when the request is made: a request
+    /// without it belongs to its port's session, and its fields are not searched again for it.
     public var namesSession: Bool
 
     /// The field that names the session a request on the daemon's own port is for.
@@ -54,19 +54,10 @@ public struct HTTPRequest: Sendable {
         }
         let decodedPath = PercentDecoding.decode(pathPart)
         path = decodedPath.utf8.first == UInt8(ascii: "/") ? decodedPath : "/" + decodedPath
-        // One walk over the fields for the two this type reads, told apart by length first: most fields are
-        // neither, and a field's length costs nothing to ask.
-        var hostField: String?
-        var namesSession = false
-        headers.forEachField { name, value in
-            switch name.count {
-            case 4 where hostField == nil && name.equalsIgnoringASCIICase("Host"):
-                hostField = String(decoding: value, as: UTF8.self)
-            case 16 where name.equalsIgnoringASCIICase(Self.sessionHeader): namesSession = true
-            default: break
-            }
-        }
-        self.namesSession = namesSession
+        // `Host` is usually the first field; the session's field is in few requests, which received fields tell
+        // without a walk (`mayContain`).
+        let hostField = headers.first(named: "Host")
+        namesSession = headers.mayContain(Self.sessionHeader) && headers.contains(Self.sessionHeader)
         if let authority {
             // Drop any user-info; keep host and port as written. On bytes: splitting by Characters ran grapheme
             // breaking over the authority of every request through a proxy or an intercepted tunnel (some 10,000

@@ -13,6 +13,10 @@ struct ReceivedFields: @unchecked Sendable {
     private(set) var count = 0
     /// The bytes of the names and values of the fields not removed.
     private(set) var fieldBytes = 0
+    /// One bit for each field's name length and first letter (`HeaderNameSet.pair`), removed fields too: a name
+    /// whose bit is clear is none of the fields, found without a walk. Most names the request path asks about
+    /// (`Via`, `Upgrade`, `Connection`, the session's) are in no usual head.
+    private(set) var names: UInt64 = 0
 
     private static let removed: UInt32 = 1 << 31
 
@@ -37,6 +41,13 @@ struct ReceivedFields: @unchecked Sendable {
         }
         count += 1
         fieldBytes += name.count + value.count
+        names |= HeaderNameSet.pair(count: name.count, first: name.first ?? 0)
+    }
+
+    /// Whether a field may be called `name`: false when none is.
+    @inline(__always)
+    func mayHold(_ name: String) -> Bool {
+        names & HeaderNameSet.pair(count: name.utf8.count, first: name.utf8.first ?? 0) != 0
     }
 
     mutating func append(name: String, value: String) {

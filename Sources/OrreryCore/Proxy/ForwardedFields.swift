@@ -18,21 +18,24 @@ public struct ForwardedFields: Sendable {
         self.via = via
     }
 
-    /// Hands `field` each field sent, in order, lent as bytes for the call.
+    /// Hands each field sent, in order, to `made` (those this hop makes, as strings) or `field` (the client's, as
+    /// bytes lent for the call).
     @inline(__always)
-    public func forEachField(_ field: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void) {
+    public func forEachField(
+        made: (String, String) -> Void, _ field: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void
+    ) {
         ProxyHeaders.forEachUpstreamField(
-            client, hostHeader: hostHeader, clientAddress: clientAddress, via: via, field)
+            client, hostHeader: hostHeader, clientAddress: clientAddress, via: via, made: made, field)
     }
 
     /// The fields as a list, as `ProxyHeaders.upstreamRequest` gives them.
     public var list: HTTPHeaders {
-        var result = HTTPHeaders()
-        result.entries.reserveCapacity(client.count + 3)
-        forEachField {
-            result.entries.append((String(decoding: $0, as: UTF8.self), String(decoding: $1, as: UTF8.self)))
+        var entries: [(name: String, value: String)] = []
+        entries.reserveCapacity(client.count + 3)
+        forEachField(made: { entries.append(($0, $1)) }) {
+            entries.append((String(decoding: $0, as: UTF8.self), String(decoding: $1, as: UTF8.self)))
         }
-        return result
+        return HTTPHeaders(entries)
     }
 
     /// The request's head, blank line included, written from the client's fields in one walk into memory lent to
@@ -57,7 +60,7 @@ public struct ForwardedFields: Sendable {
             writer.writeCRLF()
             // A forwarded request carries no framing field: the rules drop them all (they are hop-by-hop, or
             // `Content-Length`), so no field is tested again here.
-            forEachField { name, value in writer.writeField(name, value) }
+            forEachField(made: { writer.writeField($0, $1) }) { name, value in writer.writeField(name, value) }
             if hasLength {
                 writer.write("Content-Length: ")
                 writer.writeDecimal(bodyLength)

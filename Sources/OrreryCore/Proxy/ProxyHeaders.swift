@@ -16,6 +16,7 @@ public enum ProxyHeaders {
 
     /// Whether a request's `Via` shows it already passed the daemon whose entry is `entry`.
     public static func hasPassed(_ headers: HTTPHeaders, entry: String) -> Bool {
+        guard headers.mayContain("Via") else { return false }
         var passed = false
         headers.forEachField { name, value in
             guard !passed, name.count == 3, name.equalsIgnoringASCIICase("Via") else { return }
@@ -42,16 +43,14 @@ public enum ProxyHeaders {
 
     /// Hands `field` the fields `upstreamRequest` sends (before any injected value), in order: the one walk of the
     /// rules, for the list and for a head written straight from the client's fields (`ForwardedFields`).
-    /// The fields are lent as bytes for the call: the client's are written on as they were received.
+    /// The client's fields go to `field` as bytes lent for the call, written on as they were received; the fields
+    /// this hop makes (`Host`, `X-Forwarded-For`, `Via`) go to `made` as strings.
     @inline(__always)
     static func forEachUpstreamField(
         _ headers: HTTPHeaders, hostHeader: String, clientAddress: String, via entry: String,
-        _ field: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void
+        made: (String, String) -> Void, _ field: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Void
     ) {
-        func fieldOfText(_ name: String, _ value: String) {
-            name.withUTF8Bytes { name in value.withUTF8Bytes { field(name, $0) } }
-        }
-        fieldOfText("Host", hostHeader)
+        made("Host", hostHeader)
         let named = connectionNamed(headers)
         var forwarded: String?
         var via: String?
@@ -80,9 +79,9 @@ public enum ProxyHeaders {
             field(name, value)
         }
         if !clientAddress.isEmpty {
-            fieldOfText("X-Forwarded-For", forwarded.map { $0 + ", " + clientAddress } ?? clientAddress)
+            made("X-Forwarded-For", forwarded.map { $0 + ", " + clientAddress } ?? clientAddress)
         }
-        fieldOfText("Via", via.map { $0 + ", " + entry } ?? entry)
+        made("Via", via.map { $0 + ", " + entry } ?? entry)
     }
 
     /// The headers to pass back to the client for an upstream response, `Via` last with this hop added. The body
@@ -104,8 +103,10 @@ public enum ProxyHeaders {
 
     /// The fields a `Connection` header names (lowercased), which are hop-by-hop too; usually none.
     private static func connectionNamed(_ headers: HTTPHeaders) -> [String] {
+        // This runs for both heads of every proxied exchange, which seldom have the field: asked without a walk
+        // first, then as bytes.
+        guard headers.mayContain("Connection") else { return [] }
         var named: [String] = []
-        // As bytes (see `HTTPHeaders.forEachField`): this runs for both heads of every proxied exchange.
         headers.forEachField { name, value in
             guard name.count == 10, name.equalsIgnoringASCIICase("Connection") else { return }
             for token in String(decoding: value, as: UTF8.self).split(separator: ",") {
