@@ -48,6 +48,11 @@ struct ReceivedHeadersTests {
         #expect(received.hashValue == list.hashValue, "\(step)")
     }
 
+    @Test("the fields are one word, as an array of strings was: a request is copied with one retain for them")
+    func oneWord() {
+        #expect(MemoryLayout<HTTPHeaders>.size == MemoryLayout<Int>.size)
+    }
+
     @Test("lookups by name give what the same fields as strings give")
     func reads() {
         var generator = Generator()

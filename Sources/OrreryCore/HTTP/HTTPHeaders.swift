@@ -4,45 +4,62 @@
 /// (`entries`, iterating): the request path reads a few by name and writes the rest on as bytes
 /// (`forEachField`), so a proxied exchange makes no string of most of them.
 public struct HTTPHeaders: Sendable, Sequence, Hashable, ExpressibleByDictionaryLiteral {
-    /// The fields as strings; empty while they are still `received`'s.
-    private var list: [(name: String, value: String)]
-    /// The fields as received; empty once they are strings. At most one of the two holds fields.
-    private var received = ReceivedFields()
+    /// One word, either way: a request and everything that holds one copy their fields with one retain.
+    private enum Storage {
+        case strings([(name: String, value: String)])
+        case received(ReceivedFields)
+    }
+
+    private var storage: Storage
 
     public init(_ entries: [(name: String, value: String)] = []) {
-        list = entries
+        storage = .strings(entries)
     }
 
     public init(dictionaryLiteral elements: (String, String)...) {
-        list = elements.map { (name: $0.0, value: $0.1) }
+        storage = .strings(elements.map { (name: $0.0, value: $0.1) })
     }
 
     /// The fields as strings, made from the received bytes when asked (each time, until a change makes them
     /// strings for good): readers on the request path use the methods below instead.
     public var entries: [(name: String, value: String)] {
-        get { received.isEmpty ? list : received.list }
-        set {
-            received = ReceivedFields()
-            list = newValue
+        get {
+            switch storage {
+            case .strings(let list): list
+            case .received(let fields): fields.list
+            }
         }
+        set { storage = .strings(newValue) }
         _modify {
-            makeStrings()
+            var list: [(name: String, value: String)]
+            switch storage {
+            case .strings(let strings): list = strings
+            case .received(let fields): list = fields.list
+            }
+            // Held here alone while it is changed, so that the change does not copy it.
+            storage = .strings([])
+            defer { storage = .strings(list) }
             yield &list
         }
     }
 
-    private mutating func makeStrings() {
-        guard !received.isEmpty else { return }
-        list = received.list
-        received = ReceivedFields()
+    /// Changes received fields in place: the storage lets go of them for the change, so that they are not copied.
+    @inline(__always)
+    private mutating func changeReceived(_ change: (inout ReceivedFields) -> Void) -> Bool {
+        guard case .received(var fields) = storage else { return false }
+        storage = .strings([])
+        change(&fields)
+        storage = .received(fields)
+        return true
     }
 
     /// Adds a field as a parser read it, kept as bytes.
     mutating func appendReceived(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
-        if list.isEmpty {
-            received.append(name: name, value: value)
+        if changeReceived({ $0.append(name: name, value: value) }) { return }
+        if case .strings(let list) = storage, list.isEmpty {
+            storage = .received(ReceivedFields(name: name, value: value))
         } else {
-            list.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+            entries.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
         }
     }
 
@@ -50,20 +67,28 @@ public struct HTTPHeaders: Sendable, Sequence, Hashable, ExpressibleByDictionary
     /// writes fields on without making strings of received ones.
     @inline(__always)
     public func forEachField(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) throws -> Void) rethrows {
-        if !received.isEmpty { return try received.forEachField(body) }
-        for index in list.indices {
-            var name = list[index].name
-            var value = list[index].value
-            try name.withUTF8 { name in try value.withUTF8 { try body(name, $0) } }
+        switch storage {
+        case .received(let fields):
+            try fields.forEachField(body)
+        case .strings(let list):
+            for index in list.indices {
+                var name = list[index].name
+                var value = list[index].value
+                try name.withUTF8 { name in try value.withUTF8 { try body(name, $0) } }
+            }
         }
     }
 
     /// The bytes of every name and value together.
     public var fieldBytes: Int {
-        if !received.isEmpty { return received.fieldBytes }
-        var count = 0
-        for index in list.indices { count += list[index].name.utf8.count + list[index].value.utf8.count }
-        return count
+        switch storage {
+        case .received(let fields):
+            return fields.fieldBytes
+        case .strings(let list):
+            var count = 0
+            for index in list.indices { count += list[index].name.utf8.count + list[index].value.utf8.count }
+            return count
+        }
     }
 
     public subscript(name: String) -> String? {
@@ -71,96 +96,112 @@ public struct HTTPHeaders: Sendable, Sequence, Hashable, ExpressibleByDictionary
     }
 
     public func first(named name: String) -> String? {
-        if !received.isEmpty {
-            guard received.mayHold(name) else { return nil }
-            return received.firstValue { $0.equalsIgnoringASCIICase(name) }
+        switch storage {
+        case .received(let fields):
+            guard fields.mayHold(name) else { return nil }
+            return fields.firstValue { $0.equalsIgnoringASCIICase(name) }
+        case .strings(let list):
+            // By index, each field's length asked first: `first(where:)` copied every field out to test it (its
+            // name and value retained, then released), for the few lookups each request makes of fields it rarely
+            // has.
+            let count = name.utf8.count
+            for index in list.indices
+            where list[index].name.utf8.count == count && list[index].name.equalsIgnoringASCIICase(name) {
+                return list[index].value
+            }
+            return nil
         }
-        // By index, each field's length asked first: `first(where:)` copied every field out to test it (its name
-        // and value retained, then released), for the few lookups each request makes of fields it rarely has.
-        let count = name.utf8.count
-        for index in list.indices
-        where list[index].name.utf8.count == count && list[index].name.equalsIgnoringASCIICase(name) {
-            return list[index].value
-        }
-        return nil
     }
 
     public func all(named name: String) -> [String] {
         var values: [String] = []
-        if !received.isEmpty {
-            guard received.mayHold(name) else { return [] }
-            received.forEachField { field, value in
+        switch storage {
+        case .received(let fields):
+            guard fields.mayHold(name) else { return [] }
+            fields.forEachField { field, value in
                 if field.equalsIgnoringASCIICase(name) { values.append(String(decoding: value, as: UTF8.self)) }
             }
-            return values
-        }
-        for index in list.indices where list[index].name.equalsIgnoringASCIICase(name) {
-            values.append(list[index].value)
+        case .strings(let list):
+            for index in list.indices where list[index].name.equalsIgnoringASCIICase(name) {
+                values.append(list[index].value)
+            }
         }
         return values
     }
 
     public func contains(_ name: String) -> Bool {
-        if !received.isEmpty {
-            return received.mayHold(name) && received.contains { $0.equalsIgnoringASCIICase(name) }
+        switch storage {
+        case .received(let fields): fields.mayHold(name) && fields.contains { $0.equalsIgnoringASCIICase(name) }
+        case .strings: first(named: name) != nil
         }
-        return first(named: name) != nil
     }
 
     /// Whether a field may be called `name`: false when none is, found without a walk for received fields (for
-    /// fields as strings, true).
+    /// fields as strings, true when there are any).
     public func mayContain(_ name: String) -> Bool {
-        received.isEmpty ? !list.isEmpty : received.mayHold(name)
+        switch storage {
+        case .received(let fields): fields.mayHold(name)
+        case .strings(let list): !list.isEmpty
+        }
     }
 
     /// Whether some field's name may be one of `names` (see `mayContain`).
     public func mayContainName(in names: HeaderNameSet) -> Bool {
-        received.isEmpty ? !list.isEmpty : names.mayMatch(received.names)
+        switch storage {
+        case .received(let fields): names.mayMatch(fields.names)
+        case .strings(let list): !list.isEmpty
+        }
     }
 
     /// Whether some field's name is one of `names`, asked of the names as bytes.
     public func containsName(in names: HeaderNameSet) -> Bool {
-        if !received.isEmpty {
-            return names.mayMatch(received.names) && received.contains { names.contains($0) }
+        switch storage {
+        case .received(let fields):
+            return names.mayMatch(fields.names) && fields.contains { names.contains($0) }
+        case .strings(let list):
+            for index in list.indices where names.contains(list[index].name) { return true }
+            return false
         }
-        for index in list.indices where names.contains(list[index].name) { return true }
-        return false
     }
 
     /// Whether some field passes `test`, asked of each in order by index (see `first(named:)`).
     public func containsField(where test: (_ name: String, _ value: String) -> Bool) -> Bool {
-        if !received.isEmpty {
+        switch storage {
+        case .received(let fields):
             var passed = false
-            received.forEachField { name, value in
-                if !passed {
-                    passed = test(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
-                }
+            fields.forEachField { name, value in
+                guard !passed else { return }
+                passed = test(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
             }
             return passed
+        case .strings(let list):
+            for index in list.indices where test(list[index].name, list[index].value) { return true }
+            return false
         }
-        for index in list.indices where test(list[index].name, list[index].value) { return true }
-        return false
     }
 
     /// Removes the fields whose names `picks` chooses, the others kept in order. `picks` is asked once for each
     /// field, of its name as bytes, so that received fields stay bytes (they are marked where they stand; fields
     /// as strings are removed by index from the last back, see `first(named:)`).
     public mutating func removeFields(where picks: (_ name: UnsafeBufferPointer<UInt8>) -> Bool) {
-        if !received.isEmpty { return received.removeFields(where: picks) }
+        if changeReceived({ $0.removeFields(where: picks) }) { return }
+        guard case .strings(var list) = storage else { return }
+        storage = .strings([])
         var index = list.count
         while index > 0 {
             index -= 1
             let remove = list[index].name.withUTF8Bytes(picks)
             if remove { list.remove(at: index) }
         }
+        storage = .strings(list)
     }
 
     public mutating func add(_ name: String, _ value: String) {
-        if received.isEmpty {
-            list.append((name, value))
-        } else {
-            received.append(name: name, value: value)
-        }
+        if changeReceived({ $0.append(name: name, value: value) }) { return }
+        guard case .strings(var list) = storage else { return }
+        storage = .strings([])
+        list.append((name, value))
+        storage = .strings(list)
     }
 
     /// Replaces every field of that name with one value.
@@ -173,9 +214,14 @@ public struct HTTPHeaders: Sendable, Sequence, Hashable, ExpressibleByDictionary
         removeFields { $0.equalsIgnoringASCIICase(name) }
     }
 
-    public var count: Int { received.isEmpty ? list.count : received.count }
+    public var count: Int {
+        switch storage {
+        case .received(let fields): fields.count
+        case .strings(let list): list.count
+        }
+    }
 
-    public var isEmpty: Bool { received.isEmpty && list.isEmpty }
+    public var isEmpty: Bool { count == 0 }
 
     /// The same fields in the same order, names and values exactly as written.
     public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {

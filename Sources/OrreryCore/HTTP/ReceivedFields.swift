@@ -4,32 +4,41 @@
 ///
 /// Each field is its name's length and its value's (four bytes each, little-endian), then the name, then the value,
 /// all in the one buffer: one allocation for a head, where an array of places beside it was a second. A removed
-/// field stays in the buffer, marked by the top bit of its name's length.
+/// field stays in the buffer, marked by the top bit of its name's length. The counts live in the buffer too: the
+/// value is one reference and nothing else, so that copying a request copies its fields with one retain, as an
+/// array of strings did (five words here made every copy of a request, an exchange or a journal entry dearer).
 // @unchecked: the storage is shared by copies and written only while no other copy holds it (as an array's is).
 struct ReceivedFields: @unchecked Sendable {
-    /// The fields' bytes, and room for more, in one allocation; shared by copies, written only when unshared.
-    private var storage: FieldStorage?
-    /// The fields not removed.
-    private(set) var count = 0
-    /// The bytes of the names and values of the fields not removed.
-    private(set) var fieldBytes = 0
-    /// One bit for each field's name length and first letter (`HeaderNameSet.pair`), removed fields too: a name
-    /// whose bit is clear is none of the fields, found without a walk. Most names the request path asks about
-    /// (`Via`, `Upgrade`, `Connection`, the session's) are in no usual head.
-    private(set) var names: UInt64 = 0
+    /// The fields' bytes and their counts, and room for more, in one allocation; shared by copies, written only when
+    /// unshared.
+    private var storage: FieldStorage
 
     private static let removed: UInt32 = 1 << 31
 
-    var isEmpty: Bool { count == 0 }
+    /// The first field received.
+    init(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+        // 512 bytes: a usual head's fields, and more.
+        storage = FieldStorage.make(capacity: max(512, 8 + name.count + value.count), copying: nil)
+        append(name: name, value: value)
+    }
+
+    /// The fields not removed.
+    var count: Int { storage.header.count }
+    var isEmpty: Bool { storage.header.count == 0 }
+    /// The bytes of the names and values of the fields not removed.
+    var fieldBytes: Int { storage.header.fieldBytes }
+    /// One bit for each field's name length and first letter (`HeaderNameSet.pair`), removed fields too: a name
+    /// whose bit is clear is none of the fields, found without a walk. Most names the request path asks about
+    /// (`Via`, `Upgrade`, `Connection`, the session's) are in no usual head.
+    var names: UInt64 { storage.header.names }
 
     mutating func append(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
         let needed = 8 + name.count + value.count
-        let used = storage?.header.used ?? 0
-        if !isKnownUniquelyReferenced(&storage) || used + needed > storage!.header.capacity {
-            // 512 bytes at first: a usual head's fields, and more.
-            storage = FieldStorage.make(capacity: max(used + needed, used == 0 ? 512 : 2 * used), copying: storage)
+        let used = storage.header.used
+        if !isKnownUniquelyReferenced(&storage) || used + needed > storage.header.capacity {
+            storage = FieldStorage.make(capacity: max(used + needed, 2 * used), copying: storage)
         }
-        storage!.withUnsafeMutablePointers { header, bytes in
+        storage.withUnsafeMutablePointers { header, bytes in
             let start = UnsafeMutableRawPointer(bytes + header.pointee.used)
             start.storeBytes(of: UInt32(truncatingIfNeeded: name.count).littleEndian, as: UInt32.self)
             (start + 4).storeBytes(of: UInt32(truncatingIfNeeded: value.count).littleEndian, as: UInt32.self)
@@ -38,10 +47,10 @@ struct ReceivedFields: @unchecked Sendable {
                 (start + 8 + name.count).copyMemory(from: source, byteCount: value.count)
             }
             header.pointee.used += needed
+            header.pointee.count += 1
+            header.pointee.fieldBytes += name.count + value.count
+            header.pointee.names |= HeaderNameSet.pair(count: name.count, first: name.first ?? 0)
         }
-        count += 1
-        fieldBytes += name.count + value.count
-        names |= HeaderNameSet.pair(count: name.count, first: name.first ?? 0)
     }
 
     /// Whether a field may be called `name`: false when none is.
@@ -57,7 +66,6 @@ struct ReceivedFields: @unchecked Sendable {
     /// Calls `body` with each field's name and value, in order, lent for the call; stops when `body` returns false.
     @inline(__always)
     private func walk(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) throws -> Bool) rethrows {
-        guard let storage else { return }
         try storage.withUnsafeMutablePointers { header, start in
             let bytes = UnsafeBufferPointer(start: start, count: header.pointee.used)
             let raw = UnsafeRawBufferPointer(bytes)
@@ -112,13 +120,10 @@ struct ReceivedFields: @unchecked Sendable {
     /// Removes the fields whose names `picks` chooses: marked where they stand, the others kept in order. The
     /// array is written in place when no one else holds it.
     mutating func removeFields(where picks: (UnsafeBufferPointer<UInt8>) -> Bool) {
-        var removedCount = 0
-        var removedBytes = 0
-        guard storage != nil else { return }
         if !isKnownUniquelyReferenced(&storage) {
-            storage = FieldStorage.make(capacity: storage!.header.used, copying: storage)
+            storage = FieldStorage.make(capacity: storage.header.used, copying: storage)
         }
-        storage!.withUnsafeMutablePointers { header, start in
+        storage.withUnsafeMutablePointers { header, start in
             let bytes = UnsafeMutableBufferPointer(start: start, count: header.pointee.used)
             let raw = UnsafeRawBufferPointer(bytes)
             var offset = 0
@@ -132,13 +137,10 @@ struct ReceivedFields: @unchecked Sendable {
                     picks(UnsafeBufferPointer(rebasing: bytes[(start + 8)..<nameEnd]))
                 else { continue }
                 bytes[start + 3] |= 0x80
-                removedCount += 1
-                removedBytes += nameEnd - start - 8 + valueCount
+                header.pointee.count -= 1
+                header.pointee.fieldBytes -= nameEnd - start - 8 + valueCount
             }
         }
-        count -= removedCount
-        fieldBytes -= removedBytes
-        if count == 0 { self = ReceivedFields() }
     }
 
     /// Every field as strings.
@@ -178,6 +180,11 @@ final class FieldStorage: ManagedBuffer<FieldStorage.Counts, UInt8> {
     struct Counts {
         var used: Int
         var capacity: Int
+        /// The fields not removed, and the bytes of their names and values.
+        var count = 0
+        var fieldBytes = 0
+        /// See `ReceivedFields.names`.
+        var names: UInt64 = 0
     }
 
     /// Room for `capacity` bytes, holding a copy of `other`'s.
@@ -189,7 +196,9 @@ final class FieldStorage: ManagedBuffer<FieldStorage.Counts, UInt8> {
                 let used = counts.pointee.used
                 made.withUnsafeMutablePointers { made, into in
                     into.update(from: bytes, count: used)
-                    made.pointee.used = used
+                    made.pointee = Counts(
+                        used: used, capacity: capacity, count: counts.pointee.count,
+                        fieldBytes: counts.pointee.fieldBytes, names: counts.pointee.names)
                 }
             }
         }
