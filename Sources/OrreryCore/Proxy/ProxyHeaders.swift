@@ -41,10 +41,10 @@ public enum ProxyHeaders {
         return result
     }
 
-    /// Hands `field` the fields `upstreamRequest` sends (before any injected value), in order: the one walk of the
-    /// rules, for the list and for a head written straight from the client's fields (`ForwardedFields`).
-    /// The client's fields go to `field` as bytes lent for the call, written on as they were received; the fields
-    /// this hop makes (`Host`, `X-Forwarded-For`, `Via`) go to `made` as strings.
+    /// Hands on the fields `upstreamRequest` sends (before any injected value), in order: the one walk of the
+    /// rules, for the list and for a head written straight from the client's fields (`ForwardedFields`). The
+    /// client's fields go to `field` as bytes lent for the call, written on as they were received; the fields this
+    /// hop makes (`Host`, `X-Forwarded-For`, `Via`) go to `made` as strings.
     @inline(__always)
     static func forEachUpstreamField(
         _ headers: HTTPHeaders, hostHeader: String, clientAddress: String, via entry: String,
