@@ -68,12 +68,7 @@ struct ReceivedHeadersTests {
                 // The test without a walk may say yes for a name that is not there, never no for one that is.
                 #expect(!list.contains(name) || received.mayContain(name), "\(name)")
             }
-            for set in sets {
-                #expect(received.containsName(in: set) == list.containsName(in: set))
-                #expect(!list.containsName(in: set) || received.mayContainName(in: set))
-            }
-            let test: (String, String) -> Bool = { name, value in name.count > 5 && value.utf8.count > 2 }
-            #expect(received.containsField(where: test) == list.containsField(where: test))
+            for set in sets { #expect(received.containsName(in: set) == list.containsName(in: set)) }
         }
     }
 

@@ -145,14 +145,6 @@ public struct HTTPHeaders: Sendable, Sequence, Hashable, ExpressibleByDictionary
         }
     }
 
-    /// Whether some field's name may be one of `names` (see `mayContain`).
-    public func mayContainName(in names: HeaderNameSet) -> Bool {
-        switch storage {
-        case .received(let fields): names.mayMatch(fields.names)
-        case .strings(let list): !list.isEmpty
-        }
-    }
-
     /// Whether some field's name is one of `names`, asked of the names as bytes.
     public func containsName(in names: HeaderNameSet) -> Bool {
         switch storage {
@@ -160,22 +152,6 @@ public struct HTTPHeaders: Sendable, Sequence, Hashable, ExpressibleByDictionary
             return names.mayMatch(fields.names) && fields.contains { names.contains($0) }
         case .strings(let list):
             for index in list.indices where names.contains(list[index].name) { return true }
-            return false
-        }
-    }
-
-    /// Whether some field passes `test`, asked of each in order by index (see `first(named:)`).
-    public func containsField(where test: (_ name: String, _ value: String) -> Bool) -> Bool {
-        switch storage {
-        case .received(let fields):
-            var passed = false
-            fields.forEachField { name, value in
-                guard !passed else { return }
-                passed = test(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
-            }
-            return passed
-        case .strings(let list):
-            for index in list.indices where test(list[index].name, list[index].value) { return true }
             return false
         }
     }

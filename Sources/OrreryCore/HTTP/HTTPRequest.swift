@@ -55,9 +55,9 @@ public struct HTTPRequest: Sendable {
         let decodedPath = PercentDecoding.decode(pathPart)
         path = decodedPath.utf8.first == UInt8(ascii: "/") ? decodedPath : "/" + decodedPath
         // `Host` is usually the first field; the session's field is in few requests, which received fields tell
-        // without a walk (`mayContain`).
+        // without a walk (see `HTTPHeaders.mayContain`).
         let hostField = headers.first(named: "Host")
-        namesSession = headers.mayContain(Self.sessionHeader) && headers.contains(Self.sessionHeader)
+        namesSession = headers.contains(Self.sessionHeader)
         if let authority {
             // Drop any user-info; keep host and port as written. On bytes: splitting by Characters ran grapheme
             // breaking over the authority of every request through a proxy or an intercepted tunnel (some 10,000

@@ -63,24 +63,34 @@ struct ReceivedFields: @unchecked Sendable {
         name.withUTF8Bytes { name in value.withUTF8Bytes { append(name: name, value: $0) } }
     }
 
+    /// Calls `body` with where each field not removed starts, where its name ends and where it ends, in order;
+    /// stops when `body` returns false. The one reading of the layout, for the walks and the removal.
+    @inline(__always)
+    private static func forEachPlace(
+        in bytes: UnsafeBufferPointer<UInt8>, _ body: (_ start: Int, _ nameEnd: Int, _ end: Int) throws -> Bool
+    ) rethrows {
+        let raw = UnsafeRawBufferPointer(bytes)
+        var offset = 0
+        while offset < bytes.count {
+            let nameCount = raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian
+            let valueCount = Int(raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self).littleEndian)
+            let start = offset
+            let nameEnd = start + 8 + Int(nameCount & ~removed)
+            offset = nameEnd + valueCount
+            guard nameCount & removed == 0 else { continue }
+            guard try body(start, nameEnd, offset) else { return }
+        }
+    }
+
     /// Calls `body` with each field's name and value, in order, lent for the call; stops when `body` returns false.
     @inline(__always)
     private func walk(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) throws -> Bool) rethrows {
         try storage.withUnsafeMutablePointers { header, start in
             let bytes = UnsafeBufferPointer(start: start, count: header.pointee.used)
-            let raw = UnsafeRawBufferPointer(bytes)
-            var offset = 0
-            while offset < bytes.count {
-                let nameCount = raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian
-                let valueCount = Int(raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self).littleEndian)
-                let nameStart = offset + 8
-                let nameEnd = nameStart + Int(nameCount & ~Self.removed)
-                offset = nameEnd + valueCount
-                guard nameCount & Self.removed == 0 else { continue }
-                let goOn = try body(
-                    UnsafeBufferPointer(rebasing: bytes[nameStart..<nameEnd]),
-                    UnsafeBufferPointer(rebasing: bytes[nameEnd..<offset]))
-                if !goOn { return }
+            try Self.forEachPlace(in: bytes) { start, nameEnd, end in
+                try body(
+                    UnsafeBufferPointer(rebasing: bytes[(start + 8)..<nameEnd]),
+                    UnsafeBufferPointer(rebasing: bytes[nameEnd..<end]))
             }
         }
     }
@@ -124,21 +134,14 @@ struct ReceivedFields: @unchecked Sendable {
             storage = FieldStorage.make(capacity: storage.header.used, copying: storage)
         }
         storage.withUnsafeMutablePointers { header, start in
-            let bytes = UnsafeMutableBufferPointer(start: start, count: header.pointee.used)
-            let raw = UnsafeRawBufferPointer(bytes)
-            var offset = 0
-            while offset < bytes.count {
-                let nameCount = raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self).littleEndian
-                let valueCount = Int(raw.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self).littleEndian)
-                let start = offset
-                let nameEnd = offset + 8 + Int(nameCount & ~Self.removed)
-                offset = nameEnd + valueCount
-                guard nameCount & Self.removed == 0,
-                    picks(UnsafeBufferPointer(rebasing: bytes[(start + 8)..<nameEnd]))
-                else { continue }
-                bytes[start + 3] |= 0x80
+            let bytes = UnsafeBufferPointer(start: start, count: header.pointee.used)
+            Self.forEachPlace(in: bytes) { fieldStart, nameEnd, end in
+                guard picks(UnsafeBufferPointer(rebasing: bytes[(fieldStart + 8)..<nameEnd])) else { return true }
+                // The top byte of the name's length (little-endian) carries the mark.
+                start[fieldStart + 3] |= 0x80
                 header.pointee.count -= 1
-                header.pointee.fieldBytes -= nameEnd - start - 8 + valueCount
+                header.pointee.fieldBytes -= end - fieldStart - 8
+                return true
             }
         }
     }
