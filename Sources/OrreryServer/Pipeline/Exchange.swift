@@ -24,8 +24,10 @@ struct Exchange {
         self.arrivedAt = arrivedAt
     }
 
-    var request: HTTPRequest { incoming.head }
+    /// Lent in place (`_read`): a plain getter returned a copy, a dozen references retained and released, for
+    /// every read of one field through it.
+    var request: HTTPRequest { _read { yield incoming.head } }
 
     /// How the client reached Orrery: `http`, or `https` (the TLS port, an intercepted tunnel).
-    var scheme: String { incoming.scheme }
+    var scheme: String { _read { yield incoming.scheme } }
 }

@@ -58,17 +58,10 @@ struct ReplyExecutor {
             }
             var captureLimit = serviceLogger.isCapturing ? exchange.session.journal.limits.maximumBodyBytes : 0
             let record = recording(exchange.request, plan, proxy: proxy, captureLimit: &captureLimit)
-            // Both hooks close over one object: closures over the exchange itself each copied its dozen fields
-            // into a context of their own.
-            let forwarded = Forwarded(exchange, executor: self)
+            // Made before the call: made among its arguments, it had the request lent beside it copied.
+            let hooks = ProxyRelay.Hooks(exchange: exchange, executor: self, record: record)
             proxy.forward(
-                plan, exchange.request, responder: exchange.responder, captureLimit: captureLimit,
-                hooks: ProxyRelay.Hooks(
-                    answered: { response, outcome in forwarded.answered(response, outcome) },
-                    journal: { status, headers, trailers, body, bodySize, outcome in
-                        forwarded.journal(status, headers, trailers, body, bodySize, outcome)
-                    },
-                    record: record))
+                plan, exchange.request, responder: exchange.responder, captureLimit: captureLimit, hooks: hooks)
         case .intercept(let target, let context):
             exchange.responder.intercept(target, using: context)
         case .tunnel(let target):
@@ -128,12 +121,23 @@ struct ReplyExecutor {
     /// A made answer that goes out at once, whole (an upstream's relayed, or the proxy's own error): journaled,
     /// then sent, as `.made` would be, without the `Answer` object the general path builds for delays, bandwidth
     /// limits and faults, which a proxied exchange never has.
-    fileprivate func send(_ response: Response, outcome: JournalEntry.Outcome, for exchange: Exchange) {
+    func send(_ response: Response, outcome: JournalEntry.Outcome, for exchange: Exchange) {
         metrics?.count(outcome, fault: nil, status: response.status.code, for: exchange)
         serviceLogger.log(
             exchange, status: response.status.code, headers: response.headers, body: response.body, outcome: outcome,
             trailers: response.trailers)
         exchange.responder.send(response.encoded)
+    }
+
+    /// A relayed answer that was streamed, journaled once it ended (or was cut): `body` is its first bytes.
+    func journalStreamed(
+        _ status: Int, _ headers: HTTPHeaders, _ trailers: HTTPHeaders?, _ body: Payload, bodySize: Int,
+        outcome: JournalEntry.Outcome, for exchange: Exchange
+    ) {
+        metrics?.count(outcome, fault: nil, status: status, for: exchange)
+        serviceLogger.log(
+            exchange, status: status, headers: headers, body: body, bodySize: bodySize, outcome: outcome,
+            trailers: trailers)
     }
 
     /// Journals the answer, then sends it: whole, at its bandwidth limit, or cut.
@@ -183,32 +187,5 @@ struct ReplyExecutor {
                 serviceLogger.log(exchange, status: 0, headers: nothing.headers, body: nothing.body, outcome: outcome, fault: fault.rawValue)
             }
         }
-    }
-}
-
-/// A forwarded exchange, held once for the hooks its relay calls back.
-private final class Forwarded {
-    let exchange: Exchange
-    let executor: ReplyExecutor
-
-    init(_ exchange: Exchange, executor: ReplyExecutor) {
-        self.exchange = exchange
-        self.executor = executor
-    }
-
-    /// A whole answer, or the error for a failure before the head went out: journaled and sent.
-    func answered(_ response: Response, _ outcome: JournalEntry.Outcome) {
-        executor.send(response, outcome: outcome, for: exchange)
-    }
-
-    /// A streamed answer that ended (or was cut).
-    func journal(
-        _ status: Int, _ headers: HTTPHeaders, _ trailers: HTTPHeaders?, _ body: Payload, _ bodySize: Int,
-        _ outcome: JournalEntry.Outcome
-    ) {
-        executor.metrics?.count(outcome, fault: nil, status: status, for: exchange)
-        executor.serviceLogger.log(
-            exchange, status: status, headers: headers, body: body, bodySize: bodySize, outcome: outcome,
-            trailers: trailers)
     }
 }

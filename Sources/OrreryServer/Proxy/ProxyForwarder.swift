@@ -77,7 +77,9 @@ final class ProxyForwarder {
     /// Sends the request upstream and relays the answer as it arrives (see `ProxyRelay`), keeping up to
     /// `captureLimit` bytes of the body for `hooks`: the caller journals and records what they are handed, so the
     /// journal and the recorder are fed from one place, the executor.
-    func forward(_ plan: Plan, _ request: HTTPRequest, responder: Responder, captureLimit: Int, hooks: ProxyRelay.Hooks) {
+    func forward(
+        _ plan: Plan, _ request: HTTPRequest, responder: Responder, captureLimit: Int, hooks: consuming ProxyRelay.Hooks
+    ) {
         let upstream = plan.upstream
         let injected = upstream.injectedHeaders.compactMap { header -> (String, String)? in
             // getenv, not ProcessInfo's environment, which copies every variable on each call.
@@ -117,9 +119,7 @@ final class ProxyForwarder {
             upstreamRequest = UpstreamRequest(
                 upstream: upstream, method: request.method, target: target, headers: headers, body: request.body)
         }
-        let relay = ProxyRelay(
-            responder: responder, request: request, upstream: upstream, forwarder: self, captureLimit: captureLimit,
-            hooks: hooks)
+        let relay = ProxyRelay(upstream: upstream, forwarder: self, captureLimit: captureLimit, hooks: hooks)
         relay.start(upstreamRequest, on: client)
     }
 
@@ -149,17 +149,19 @@ final class ProxyForwarder {
         )
     }
 
+    /// Whether `relayed` writes its line: asked first, so that an exchange whose line is not written does not lend
+    /// the request for it (lending it from the relay copied it).
+    var logsRelays: Bool { logger.logLevel <= .debug }
+
     /// Logs (at debug) an answer relayed, once it is complete.
-    func relayed(_ method: String, _ target: String, _ upstream: Upstream, status: Int, bodySize: Int, streamed: Bool) {
-        // The line is made only when it is written.
-        guard logger.logLevel <= .debug else { return }
+    func relayed(_ request: HTTPRequest, _ upstream: Upstream, status: Int, bodySize: Int, streamed: Bool) {
         let source = "\(upstream.environmentKey ?? "direct") \(upstream.origin)"
-        logger.debug(
-            "\(method) \(target) -> \(status) from \(source), \(bodySize) bytes\(streamed ? ", streamed" : "")")
+        let how = streamed ? ", streamed" : ""
+        logger.debug("\(request.method) \(request.target) -> \(status) from \(source), \(bodySize) bytes\(how)")
     }
 
     /// The client's 502 or 504 for an upstream failure, and the journal's outcome.
-    func failed(_ failure: UpstreamFailure, _ method: String, _ target: String, _ upstream: Upstream)
+    func failed(_ failure: UpstreamFailure, _ request: HTTPRequest, _ upstream: Upstream)
         -> (Response, JournalEntry.Outcome)
     {
         let code: HTTPStatusCode = failure.kind == .timeout ? .Code504GatewayTimeout : .Code502BadGateway
@@ -172,7 +174,7 @@ final class ProxyForwarder {
                 ("upstream", .string(upstream.origin)),
             ],
             failureReason: Self.failureReason(failure, upstream: upstream))
-        logger.warning("\(method) \(target) -> \(code.rawValue): \(failure)")
+        logger.warning("\(request.method) \(request.target) -> \(code.rawValue): \(failure)")
         return (
             Response(error, kind: failure.kind.rawValue),
             .proxied(environment: upstream.environmentKey, upstream: upstream.origin, error: failure.kind.rawValue)

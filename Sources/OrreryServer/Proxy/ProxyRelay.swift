@@ -16,26 +16,35 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
     /// What the client may leave unread before the upstream is paused: a few socket buffers.
     static let maximumQueuedBytes = 256 * 1024
 
-    /// What the relay hands back. Plain closures the caller already has, so that relaying an answer allocates
-    /// nothing of its own beyond the relay.
+    /// What the relay hands back, to the executor that forwarded the exchange: it journals and sends a whole
+    /// answer, journals a streamed one, and records either. Held in the relay itself, so that relaying an answer
+    /// allocates nothing beyond the relay (closures over a shared object cost that object and their contexts).
     struct Hooks {
-        /// A whole answer, or the error for a failure before the head was sent; the caller journals and sends it.
-        var answered: (Response, JournalEntry.Outcome) -> Void
-        /// A streamed answer ended (or was cut): journal it with `body` (its first bytes) and `bodySize`.
-        var journal:
-            (
-                _ status: Int, _ headers: HTTPHeaders, _ trailers: HTTPHeaders?, _ body: Payload, _ bodySize: Int,
-                JournalEntry.Outcome
-            ) -> Void
+        let exchange: Exchange
+        let executor: ReplyExecutor
         /// Record it (the body whole), or say why not (`bodySize` over what was kept); `reads` time the body's
-        /// reads for an event stream (empty for other answers).
-        var record: Record?
+        /// reads for an event stream (empty for other answers). Nil when no recording takes the exchange.
+        let record: Record?
 
         /// What records an answer: its head, its body (whole, or the first bytes) and the body's reads' timing.
         typealias Record = (
             _ status: Int, _ headers: HTTPHeaders, _ trailers: HTTPHeaders?, _ body: Payload, _ bodySize: Int,
             _ reads: [(end: Int, milliseconds: Int)]
         ) -> Void
+
+        /// A whole answer, or the error for a failure before the head was sent: journaled and sent.
+        func answered(_ response: Response, _ outcome: JournalEntry.Outcome) {
+            executor.send(response, outcome: outcome, for: exchange)
+        }
+
+        /// A streamed answer ended (or was cut): journaled with `body` (its first bytes) and `bodySize`.
+        func journal(
+            _ status: Int, _ headers: HTTPHeaders, _ trailers: HTTPHeaders?, _ body: Payload, _ bodySize: Int,
+            _ outcome: JournalEntry.Outcome
+        ) {
+            executor.journalStreamed(
+                status, headers, trailers, body, bodySize: bodySize, outcome: outcome, for: exchange)
+        }
     }
 
     private enum Stage {
@@ -47,11 +56,6 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
         case done
     }
 
-    private let responder: Responder
-    /// The request's method and target, for a `HEAD`'s length and the log: not the whole request, which the
-    /// exchange the hooks close over holds already.
-    private let method: String
-    private let target: String
     private let upstream: Upstream
     /// unowned: the forwarder belongs to the loop and outlives every exchange on it.
     private unowned let forwarder: ProxyForwarder
@@ -75,12 +79,8 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
     private var exchange: UpstreamExchange?
 
     init(
-        responder: Responder, request: HTTPRequest, upstream: Upstream, forwarder: ProxyForwarder, captureLimit: Int,
-        hooks: Hooks
+        upstream: Upstream, forwarder: ProxyForwarder, captureLimit: Int, hooks: consuming Hooks
     ) {
-        self.responder = responder
-        method = request.method
-        target = request.target
         self.upstream = upstream
         self.forwarder = forwarder
         self.captureLimit = captureLimit
@@ -97,7 +97,9 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
     func upstream(_ exchange: UpstreamExchange, receivedHead head: consuming UpstreamResponseHead) {
         if hooks.record != nil, Recorder.isEventStream(head.headers) { headAt = DispatchTime.now().uptimeNanoseconds }
         // A HEAD answer's length is the upstream's to state; the client's fields drop it with the other framing.
-        if method == "HEAD" { declaredLength = head.headers["Content-Length"].flatMap { Int($0) } }
+        if hooks.exchange.request.method == "HEAD" {
+            declaredLength = head.headers["Content-Length"].flatMap { Int($0) }
+        }
         // The upstream's fields become the client's in place; the head keeps none of its own.
         var fields = HTTPHeaders()
         swap(&fields, &head.headers)
@@ -135,7 +137,7 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
         case .collecting(let head, let headers):
             takeWhole()
             guard
-                let stream = responder.startRelay(
+                let stream = hooks.exchange.responder.startRelay(
                     status: head.status, reason: head.reason, headers: headers, contentLength: head.contentLength),
                 // The head is written as the stream starts: a client gone by then closed it before it had an
                 // observer, and nothing would end the upstream's read for it.
@@ -172,7 +174,7 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
         defer { finish() }
         // An HTTP/2 upstream's trailers (gRPC's status); nil from HTTP/1.1 upstreams.
         let trailers = exchange.trailers
-        switch stage {
+        switch takeStage() {
         case .collecting(let head, let headers):
             // Whole in one read: one prepared answer.
             let length = declaredLength
@@ -182,7 +184,10 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
                 if let length { recorded.add("Content-Length", String(length)) }
                 record(head.status, recorded, trailers, body, body.count, reads)
             }
-            forwarder.relayed(method, target, upstream, status: head.status, bodySize: body.count, streamed: false)
+            if forwarder.logsRelays {
+                forwarder.relayed(
+                    hooks.exchange.request, upstream, status: head.status, bodySize: body.count, streamed: false)
+            }
             var response = Response(
                 status: HTTPStatus(head.status), reason: head.reason, headers: headers, body: body,
                 contentLength: length)
@@ -192,7 +197,10 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
             let body = Payload(captured)
             hooks.record?(head.status, headers, trailers, body, bodySize, reads)
             hooks.journal(head.status, headers, trailers, body, bodySize, outcome(error: nil))
-            forwarder.relayed(method, target, upstream, status: head.status, bodySize: bodySize, streamed: true)
+            if forwarder.logsRelays {
+                forwarder.relayed(
+                    hooks.exchange.request, upstream, status: head.status, bodySize: bodySize, streamed: true)
+            }
             stream.finish(trailers: trailers)
         case .awaitingHead, .done:
             break
@@ -201,13 +209,13 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
 
     func upstream(_ exchange: UpstreamExchange, failed failure: UpstreamFailure) {
         defer { finish() }
-        switch stage {
+        switch takeStage() {
         case .awaitingHead, .collecting:
-            let (response, outcome) = forwarder.failed(failure, method, target, upstream)
+            let (response, outcome) = forwarder.failed(failure, hooks.exchange.request, upstream)
             hooks.answered(response, outcome)
         case .streaming(let stream, let head, let headers):
             // Part of the answer is out: the client sees it cut, and the journal says why.
-            let (_, failed) = forwarder.failed(failure, method, target, upstream)
+            let (_, failed) = forwarder.failed(failure, hooks.exchange.request, upstream)
             hooks.journal(head.status, headers, nil, Payload(captured), bodySize, failed)
             stream.abort()
         case .done:
@@ -235,6 +243,14 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
         let exchange = self.exchange
         finish()
         exchange?.cancel()
+    }
+
+    /// The stage as it was, leaving `.done`, for the exchange's last look at it: taken, so that its head and
+    /// fields are not retained for the look and released after.
+    private func takeStage() -> Stage {
+        var taken = Stage.done
+        swap(&taken, &stage)
+        return taken
     }
 
     private func finish() {
