@@ -821,7 +821,9 @@ mkdir -p "$(dirname "$REPORT_FILE")"
     echo "- Command: \`BENCH_THREADS=$THREADS WRK_THREADS=$WRK_THREADS WRK_CONNECTIONS=$WRK_CONNECTIONS WRK_DURATION=$WRK_DURATION WRK_WARMUP=$WRK_WARMUP BENCH_ROUNDS=$ROUNDS scripts/bench.sh\`"
     echo
     echo "CPU µs/req is the server process's utime+stime (all threads, /proc/PID/stat) during"
-    echo "the measured run divided by the requests wrk completed; RSS is VmRSS after the run."
+    echo "the measured run divided by the requests wrk completed, user µs/req the utime part of it; RSS is VmRSS"
+    echo "after the run. In the pinned cases, load CPU busy is how busy CPU 1 (wrk, and in the proxy case the"
+    echo "upstream) was during the run: near 100%, the throughput measured is the load side's."
     echo "In the cases that are not pinned, wrk runs on the same machine and competes with the server for CPU."
     echo
     printf '%s' "$REPORT"
