@@ -76,7 +76,8 @@ final class ProxyForwarder {
 
     /// Sends the request upstream and relays the answer as it arrives (see `ProxyRelay`), keeping up to
     /// `captureLimit` bytes of the body for `hooks`: the caller journals and records what they are handed, so the
-    /// journal and the recorder are fed from one place, the executor.
+    /// journal and the recorder are fed from one place, the executor. `request` and `responder` are the hooks'
+    /// exchange's, lent separately: read out of the hooks, which are moved into the relay, the request was copied.
     func forward(
         _ plan: Plan, _ request: HTTPRequest, responder: Responder, captureLimit: Int, hooks: consuming ProxyRelay.Hooks
     ) {

@@ -78,9 +78,7 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
     /// The exchange, while it runs: to pause, resume and cancel it.
     private var exchange: UpstreamExchange?
 
-    init(
-        upstream: Upstream, forwarder: ProxyForwarder, captureLimit: Int, hooks: consuming Hooks
-    ) {
+    init(upstream: Upstream, forwarder: ProxyForwarder, captureLimit: Int, hooks: consuming Hooks) {
         self.upstream = upstream
         self.forwarder = forwarder
         self.captureLimit = captureLimit
