@@ -161,23 +161,16 @@ public struct HTTPHeaders: Sendable, Sequence, Hashable, ExpressibleByDictionary
     /// as strings are removed by index from the last back, see `first(named:)`).
     public mutating func removeFields(where picks: (_ name: UnsafeBufferPointer<UInt8>) -> Bool) {
         if changeReceived({ $0.removeFields(where: picks) }) { return }
-        guard case .strings(var list) = storage else { return }
-        storage = .strings([])
-        var index = list.count
+        var index = entries.count
         while index > 0 {
             index -= 1
-            let remove = list[index].name.withUTF8Bytes(picks)
-            if remove { list.remove(at: index) }
+            if entries[index].name.withUTF8Bytes(picks) { entries.remove(at: index) }
         }
-        storage = .strings(list)
     }
 
     public mutating func add(_ name: String, _ value: String) {
         if changeReceived({ $0.append(name: name, value: value) }) { return }
-        guard case .strings(var list) = storage else { return }
-        storage = .strings([])
-        list.append((name, value))
-        storage = .strings(list)
+        entries.append((name, value))
     }
 
     /// Replaces every field of that name with one value.

@@ -128,7 +128,7 @@ struct ReceivedFields: @unchecked Sendable {
     }
 
     /// Removes the fields whose names `picks` chooses: marked where they stand, the others kept in order. The
-    /// array is written in place when no one else holds it.
+    /// buffer is written in place when no one else holds it.
     mutating func removeFields(where picks: (UnsafeBufferPointer<UInt8>) -> Bool) {
         if !isKnownUniquelyReferenced(&storage) {
             storage = FieldStorage.make(capacity: storage.header.used, copying: storage)

@@ -16,15 +16,11 @@ public enum ProxyHeaders {
 
     /// Whether a request's `Via` shows it already passed the daemon whose entry is `entry`.
     public static func hasPassed(_ headers: HTTPHeaders, entry: String) -> Bool {
+        // The usual request has no `Via`: received fields tell so without a walk, and no array is made.
         guard headers.mayContain("Via") else { return false }
-        var passed = false
-        headers.forEachField { name, value in
-            guard !passed, name.count == 3, name.equalsIgnoringASCIICase("Via") else { return }
-            passed = String(decoding: value, as: UTF8.self).split(separator: ",").contains {
-                $0.trimmingCharacters(in: " \t") == entry
-            }
+        return headers.all(named: "Via").contains { value in
+            value.split(separator: ",").contains { $0.trimmingCharacters(in: " \t") == entry }
         }
-        return passed
     }
 
     /// The headers to send upstream for a client's request: `Host` first, naming the upstream, then the client's
@@ -103,15 +99,12 @@ public enum ProxyHeaders {
 
     /// The fields a `Connection` header names (lowercased), which are hop-by-hop too; usually none.
     private static func connectionNamed(_ headers: HTTPHeaders) -> [String] {
-        // This runs for both heads of every proxied exchange, which seldom have the field: asked without a walk
-        // first, then as bytes.
+        // This runs for both heads of every proxied exchange, which seldom have the field: received fields tell
+        // so without a walk, and no array is made.
         guard headers.mayContain("Connection") else { return [] }
         var named: [String] = []
-        headers.forEachField { name, value in
-            guard name.count == 10, name.equalsIgnoringASCIICase("Connection") else { return }
-            for token in String(decoding: value, as: UTF8.self).split(separator: ",") {
-                named.append(token.trimmingCharacters(in: " \t").lowercased())
-            }
+        for value in headers.all(named: "Connection") {
+            for token in value.split(separator: ",") { named.append(token.trimmingCharacters(in: " \t").lowercased()) }
         }
         return named
     }

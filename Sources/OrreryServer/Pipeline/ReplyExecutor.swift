@@ -122,16 +122,16 @@ struct ReplyExecutor {
     /// then sent, as `.made` would be, without the `Answer` object the general path builds for delays, bandwidth
     /// limits and faults, which a proxied exchange never has.
     func send(_ response: Response, outcome: JournalEntry.Outcome, for exchange: Exchange) {
-        metrics?.count(outcome, fault: nil, status: response.status.code, for: exchange)
-        serviceLogger.log(
-            exchange, status: response.status.code, headers: response.headers, body: response.body, outcome: outcome,
-            trailers: response.trailers)
+        journal(
+            response.status.code, response.headers, response.trailers, response.body, bodySize: nil, outcome: outcome,
+            for: exchange)
         exchange.responder.send(response.encoded)
     }
 
-    /// A relayed answer that was streamed, journaled once it ended (or was cut): `body` is its first bytes.
-    func journalStreamed(
-        _ status: Int, _ headers: HTTPHeaders, _ trailers: HTTPHeaders?, _ body: Payload, bodySize: Int,
+    /// Counts and journals an answer that is made here or relayed: `bodySize` is the whole body's when `body` is
+    /// only its first bytes (a streamed one's).
+    func journal(
+        _ status: Int, _ headers: HTTPHeaders, _ trailers: HTTPHeaders?, _ body: Payload, bodySize: Int?,
         outcome: JournalEntry.Outcome, for exchange: Exchange
     ) {
         metrics?.count(outcome, fault: nil, status: status, for: exchange)

@@ -150,12 +150,18 @@ final class ProxyForwarder {
         )
     }
 
-    /// Whether `relayed` writes its line: asked first, so that an exchange whose line is not written does not lend
-    /// the request for it (lending it from the relay copied it).
-    var logsRelays: Bool { logger.logLevel <= .debug }
+    /// Logs (at debug) an answer relayed, once it is complete. The request is read only when the line is written:
+    /// lent from the relay as a plain argument, it was copied for every exchange.
+    /// The level is asked where the call is (inlined); the line is made in a function of its own.
+    @inline(__always)
+    func relayed(
+        _ request: @autoclosure () -> HTTPRequest, _ upstream: Upstream, status: Int, bodySize: Int, streamed: Bool
+    ) {
+        guard logger.logLevel <= .debug else { return }
+        logRelayed(request(), upstream, status: status, bodySize: bodySize, streamed: streamed)
+    }
 
-    /// Logs (at debug) an answer relayed, once it is complete.
-    func relayed(_ request: HTTPRequest, _ upstream: Upstream, status: Int, bodySize: Int, streamed: Bool) {
+    private func logRelayed(_ request: HTTPRequest, _ upstream: Upstream, status: Int, bodySize: Int, streamed: Bool) {
         let source = "\(upstream.environmentKey ?? "direct") \(upstream.origin)"
         let how = streamed ? ", streamed" : ""
         logger.debug("\(request.method) \(request.target) -> \(status) from \(source), \(bodySize) bytes\(how)")

@@ -42,8 +42,7 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
             _ status: Int, _ headers: HTTPHeaders, _ trailers: HTTPHeaders?, _ body: Payload, _ bodySize: Int,
             _ outcome: JournalEntry.Outcome
         ) {
-            executor.journalStreamed(
-                status, headers, trailers, body, bodySize: bodySize, outcome: outcome, for: exchange)
+            executor.journal(status, headers, trailers, body, bodySize: bodySize, outcome: outcome, for: exchange)
         }
     }
 
@@ -182,10 +181,8 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
                 if let length { recorded.add("Content-Length", String(length)) }
                 record(head.status, recorded, trailers, body, body.count, reads)
             }
-            if forwarder.logsRelays {
-                forwarder.relayed(
-                    hooks.exchange.request, upstream, status: head.status, bodySize: body.count, streamed: false)
-            }
+            forwarder.relayed(
+                hooks.exchange.request, upstream, status: head.status, bodySize: body.count, streamed: false)
             var response = Response(
                 status: HTTPStatus(head.status), reason: head.reason, headers: headers, body: body,
                 contentLength: length)
@@ -195,10 +192,7 @@ final class ProxyRelay: UpstreamReceiver, ResponseStreamObserver {
             let body = Payload(captured)
             hooks.record?(head.status, headers, trailers, body, bodySize, reads)
             hooks.journal(head.status, headers, trailers, body, bodySize, outcome(error: nil))
-            if forwarder.logsRelays {
-                forwarder.relayed(
-                    hooks.exchange.request, upstream, status: head.status, bodySize: bodySize, streamed: true)
-            }
+            forwarder.relayed(hooks.exchange.request, upstream, status: head.status, bodySize: bodySize, streamed: true)
             stream.finish(trailers: trailers)
         case .awaitingHead, .done:
             break
