@@ -53,6 +53,43 @@ struct ReceivedHeadersTests {
         #expect(MemoryLayout<HTTPHeaders>.size == MemoryLayout<Int>.size)
     }
 
+    /// Parses `head` given in pieces of `piece` bytes, each with what came before it and not yet used.
+    private static func parsed(_ head: String, piece: Int) throws -> HTTPHeaders {
+        var parser = HTTP1Parser(role: .request)
+        let bytes = Array(head.utf8)
+        var start = 0
+        var end = 0
+        while !parser.hasHead, end < bytes.count {
+            end = min(bytes.count, end + piece)
+            start += try bytes[start..<end].withUnsafeBytes { try parser.parse($0) }
+        }
+        #expect(parser.hasHead)
+        return parser.headers
+    }
+
+    @Test("a head that arrived whole gets a buffer its size, and one of many short fields, which outruns it, grows")
+    func sizedByTheHead() throws {
+        // A usual request's head: the buffer holds its fields with little to spare, where it had 512 bytes.
+        let usual = "GET /users/1 HTTP/1.1\r\nHost: api.example.com\r\nAccept: application/json\r\n\r\n"
+        let fields = try Self.parsed(usual, piece: usual.utf8.count)
+        let capacity = try #require(fields.receivedCapacity)
+        #expect(capacity >= fields.fieldBytes + 8 * fields.count && capacity < 128, "capacity \(capacity)")
+        // Two hundred one-letter fields take 9 bytes each in the buffer, against 4 on the wire: more than the
+        // estimate, so the buffer grows, and every field is kept, in order.
+        var list = HTTPHeaders()
+        list.add("Host", "h")
+        for index in 0..<200 { list.add(String(UnicodeScalar(UInt8(97 + index % 26))), "") }
+        let short = "GET / HTTP/1.1\r\n" + list.entries.map { "\($0.name):\($0.value)\r\n" }.joined() + "\r\n"
+        for piece in [short.utf8.count, 7, 1] {
+            let parsed = try Self.parsed(short, piece: piece)
+            Self.expectSame(parsed, list, "short fields in pieces of \(piece)")
+            #expect(try #require(parsed.receivedCapacity) >= 9 * 200)
+        }
+        // A head arriving a byte at a time gives no estimate: the usual 512 bytes.
+        let trickled = try Self.parsed(usual, piece: 1)
+        Self.expectSame(trickled, fields, "a byte at a time")
+    }
+
     @Test("lookups by name give what the same fields as strings give")
     func reads() {
         var generator = Generator()

@@ -53,11 +53,20 @@ public struct HTTPHeaders: Sendable, Sequence, Hashable, ExpressibleByDictionary
         return true
     }
 
-    /// Adds a field as a parser read it, kept as bytes.
-    mutating func appendReceived(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+    /// The room in the buffer of received fields; nil for fields kept as strings.
+    var receivedCapacity: Int? {
+        guard case .received(let fields) = storage else { return nil }
+        return fields.capacity
+    }
+
+    /// Adds a field as a parser read it, kept as bytes; `headBytesAhead` (the bytes received from the field's line
+    /// on) sizes the buffer the first field makes.
+    mutating func appendReceived(
+        name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, headBytesAhead: Int = .max
+    ) {
         if changeReceived({ $0.append(name: name, value: value) }) { return }
         if case .strings(let list) = storage, list.isEmpty {
-            storage = .received(ReceivedFields(name: name, value: value))
+            storage = .received(ReceivedFields(name: name, value: value, headBytesAhead: headBytesAhead))
         } else {
             entries.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
         }

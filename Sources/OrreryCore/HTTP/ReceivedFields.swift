@@ -15,13 +15,21 @@ struct ReceivedFields: @unchecked Sendable {
 
     private static let removed: UInt32 = 1 << 31
 
-    /// The first field received.
-    init(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
-        // 512 bytes: a usual head's fields, and more.
-        storage = FieldStorage.make(capacity: max(512, 8 + name.count + value.count), copying: nil)
+    /// The first field received; `headBytesAhead` is how many bytes arrived from its line on.
+    ///
+    /// Under 512 bytes arrived, the buffer is sized by them: the rest of the head (and what followed it in the same
+    /// read), and half again for the eight bytes of lengths each field keeps where its line had a colon, spaces and
+    /// a line end; a head of many short fields outgrows that, and the buffer grows. Else 512 bytes, a usual head's
+    /// fields and more. A journal entry keeps the buffer: at 512 bytes for every head, 10,000 small proxied
+    /// exchanges held 16 MB, where they now hold 9.
+    init(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, headBytesAhead: Int = .max) {
+        let room = headBytesAhead < 512 ? headBytesAhead + headBytesAhead / 2 + 16 : 512
+        storage = FieldStorage.make(capacity: max(room, 8 + name.count + value.count), copying: nil)
         append(name: name, value: value)
     }
 
+    /// The bytes the buffer has room for.
+    var capacity: Int { storage.header.capacity }
     /// The fields not removed.
     var count: Int { storage.header.count }
     var isEmpty: Bool { storage.header.count == 0 }

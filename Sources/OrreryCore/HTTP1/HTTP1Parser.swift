@@ -127,7 +127,8 @@ public struct HTTP1Parser {
                 guard let line = try nextLine(bytes, from: offset) else { return offset }
                 offset = line.next
                 let wasHead = !hasHead
-                try take(line: UnsafeBufferPointer(rebasing: bytes[line.start..<line.end]))
+                try take(
+                    line: UnsafeBufferPointer(rebasing: bytes[line.start..<line.end]), ahead: bytes.count - line.start)
                 if wasHead && hasHead { return offset }
             case .body(let remaining):
                 let count = min(remaining, bytes.count - offset)
@@ -219,7 +220,9 @@ public struct HTTP1Parser {
         return (offset, end, index + 1)
     }
 
-    private mutating func take(line: UnsafeBufferPointer<UInt8>) throws(HTTP1ParseError) {
+    /// `ahead` is how many bytes have arrived from the line's start on: what the rest of the head can take at most,
+    /// when it has arrived whole.
+    private mutating func take(line: UnsafeBufferPointer<UInt8>, ahead: Int) throws(HTTP1ParseError) {
         switch state {
         case .startLine:
             // RFC 9112 §2.2: empty lines before the start line are skipped (a client's stray CRLF after a body).
@@ -233,7 +236,7 @@ public struct HTTP1Parser {
             if line.isEmpty {
                 try headersEnded()
             } else {
-                try readHeader(line)
+                try readHeader(line, ahead: ahead)
             }
         case .chunkSize:
             try readChunkSize(line)
@@ -330,7 +333,7 @@ public struct HTTP1Parser {
 
     // MARK: - Header lines
 
-    private mutating func readHeader(_ line: UnsafeBufferPointer<UInt8>) throws(HTTP1ParseError) {
+    private mutating func readHeader(_ line: UnsafeBufferPointer<UInt8>, ahead: Int) throws(HTTP1ParseError) {
         if line[0] == 0x20 || line[0] == 0x09 {
             // Obsolete line folding: a request with it is refused (RFC 9112 §5.2); in a response it continues the
             // previous field, read as one space.
@@ -349,7 +352,8 @@ public struct HTTP1Parser {
         let name = UnsafeBufferPointer(rebasing: line[..<colon])
         if colon == 4, name.equalsIgnoringASCIICase("Host") { hostCount += 1 }
         // Kept as the bytes received: most fields are only written on, and a string is made of one when asked.
-        headers.appendReceived(name: name, value: UnsafeBufferPointer(rebasing: line[valueStart..<valueEnd]))
+        headers.appendReceived(
+            name: name, value: UnsafeBufferPointer(rebasing: line[valueStart..<valueEnd]), headBytesAhead: ahead)
     }
 
     /// Checks a header or trailer line and returns where its colon is and where its value (without the spaces

@@ -76,11 +76,13 @@ final class NetworkServiceLogger: Sendable {
         ) { entry in
             entry.scheme = scheme
             entry.httpVersion = httpVersion
-            entry.response.trailers = trailers
-            entry.session = session
-            entry.fault = fault
-            entry.messages = messages
-            entry.contractViolations = contractViolations ?? checked
+            // Set only when there is something to set: setting one replaces the default, which is destroyed through
+            // the type's metadata (some 100 instructions for a `nil`), and nearly every exchange has none of these.
+            if trailers != nil { entry.response.trailers = trailers }
+            if session != nil { entry.session = session }
+            if fault != nil { entry.fault = fault }
+            if !messages.isEmpty { entry.messages = messages }
+            if let violations = contractViolations ?? checked { entry.contractViolations = violations }
             if entry.request.body.count > limit { entry.request.body = Array(entry.request.body.prefix(limit)) }
             redactor.redact(&entry)
         }
