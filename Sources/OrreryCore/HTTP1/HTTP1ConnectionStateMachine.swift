@@ -54,26 +54,29 @@ public struct HTTP1ConnectionStateMachine {
     }
 
     public private(set) var state = State.idle
-    private let configuration: Configuration
+    @usableFromInline let configuration: Configuration
     private var parser: HTTP1Parser
     /// Received bytes not parsed yet: the rest of a line, or pipelined requests behind the one being answered.
-    private var pending: [UInt8] = []
-    private var pendingStart = 0
+    @usableFromInline private(set) var pending: [UInt8] = []
+    @usableFromInline private(set) var pendingStart = 0
     private var isHeadHandled = false
     /// The client ended its side: after the current answer the connection closes.
-    private var hasInputEnded = false
+    @usableFromInline private(set) var hasInputEnded = false
     /// The server is stopping: no request after the current one.
     private var isShuttingDown = false
     private var context = ResponseContext()
     /// Output waits for the client while its request is still being answered (a streamed answer it does not keep
     /// up with): the send timeout runs, so a client that stops reading does not hold the connection forever.
-    private var isOutputWaiting = false
+    @usableFromInline private(set) var isOutputWaiting = false
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         parser = HTTP1Parser(role: .request, limits: configuration.limits)
     }
 
+    // The connection's questions are inlinable: asked from another module through a getter, each copied the whole
+    // machine (some 300 bytes, its parser with it) onto the stack first, several times per request.
+    @inlinable
     public var timeout: Timeout? {
         switch state {
         case .idle: .idle
@@ -86,6 +89,7 @@ public struct HTTP1ConnectionStateMachine {
     }
 
     /// Whether the connection should be reading from its socket now.
+    @inlinable
     public var isReading: Bool {
         switch state {
         case .idle, .readingHead, .readingBody: !hasInputEnded
@@ -96,6 +100,7 @@ public struct HTTP1ConnectionStateMachine {
     }
 
     /// A request is being read or answered: a stopping server waits for it.
+    @inlinable
     public var isBusy: Bool {
         switch state {
         case .readingBody, .waitingForResponse, .writing: true
@@ -103,7 +108,7 @@ public struct HTTP1ConnectionStateMachine {
         }
     }
 
-    private var bufferedCount: Int { pending.count - pendingStart }
+    @usableFromInline var bufferedCount: Int { pending.count - pendingStart }
 
     // MARK: - Events
 

@@ -33,7 +33,7 @@ public struct HTTP1Parser {
         }
     }
 
-    private enum State: Equatable {
+    @usableFromInline enum State: Equatable {
         case startLine, headers, body(remaining: Int), chunkSize, chunkData(remaining: Int), chunkDataEnd, trailers
         case untilClose, complete
     }
@@ -79,7 +79,7 @@ public struct HTTP1Parser {
     /// The body bytes the last `parse` came upon (streaming only), as offsets into the bytes it was given.
     public private(set) var bodyPiece: Range<Int>?
 
-    private var state = State.startLine
+    @usableFromInline private(set) var state = State.startLine
     private var headBytes = 0
     private var isHeadRequest = false
     private var hostCount = 0
@@ -99,6 +99,9 @@ public struct HTTP1Parser {
 
     private var isRequest: Bool { role == .request }
 
+    /// Inlinable, as `closesConnection` is: asked from another module through a getter, it copied the whole parser
+    /// (some 230 bytes) onto the stack first.
+    @inlinable
     public var isComplete: Bool { state == .complete }
 
     /// The body of a complete message, moved out without copying.
@@ -113,6 +116,7 @@ public struct HTTP1Parser {
     }
 
     /// Whether a response closes its connection: the opposite of `isKeepAlive`, as the upstream client asks it.
+    @inlinable
     public var closesConnection: Bool { !isKeepAlive }
 
     /// Reads as much of `raw` as it can and returns how many bytes it used; it returns early once the head is read.

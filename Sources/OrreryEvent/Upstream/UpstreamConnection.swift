@@ -97,6 +97,8 @@ final class UpstreamConnection {
     /// A plain connection's socket is readable: one recv(), handed to the client (an answer, the end, an error).
     func socketReadable() {
         guard let bufferevent else { return }
+        // Taken once: each read of an unowned reference checks that the object lives (and retains it for the read).
+        let client = client
         let count = recv(bufferevent_getfd(bufferevent), client.scratch.baseAddress, client.scratch.count, Int32(MSG_DONTWAIT))
         if count > 0 {
             received = UnsafeRawBufferPointer(rebasing: client.scratch[0..<count])

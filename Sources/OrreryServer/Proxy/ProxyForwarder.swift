@@ -10,8 +10,9 @@ final class ProxyForwarder {
     private let client: UpstreamClient
     private let serviceLogger: NetworkServiceLogger
     private let logger: Logger
+    /// The level asked once, as `RequestPipeline` does: asked of the logger, it copied its handler for every exchange.
+    private let isDebugLogging: Bool
     /// `--record-body-limit`: a recorded answer's body beyond this is not written as a fixture.
-    /// `--record-body-limit`: the most of a body a recording keeps.
     let recordBodyLimit: Int
     /// This daemon's `Via` entry on forwarded requests; a request that already carries it has come back.
     private let via: String
@@ -24,6 +25,7 @@ final class ProxyForwarder {
         self.client = client
         self.serviceLogger = serviceLogger
         self.logger = logger
+        isDebugLogging = logger.logLevel <= .debug
         self.recordBodyLimit = recordBodyLimit
         self.via = via
     }
@@ -157,7 +159,7 @@ final class ProxyForwarder {
     func relayed(
         _ request: @autoclosure () -> HTTPRequest, _ upstream: Upstream, status: Int, bodySize: Int, streamed: Bool
     ) {
-        guard logger.logLevel <= .debug else { return }
+        guard isDebugLogging else { return }
         logRelayed(request(), upstream, status: status, bodySize: bodySize, streamed: streamed)
     }
 
