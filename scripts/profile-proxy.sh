@@ -5,7 +5,7 @@
 # `event_base_loop` (start-up left out) are divided by the requests made.
 #
 #   ORRERY_BIN=path [ORRERY_PREVIOUS_BIN=path] [REQUESTS=12000] [CACHE_LL_BYTES=n] [SERVE_ARGS='...'] \
-#       scripts/profile-proxy.sh
+#       [BODY_FILE=path] scripts/profile-proxy.sh
 #
 # SERVE_ARGS are added to both daemons' `serve` (for example `--journal-entries 100`, to see what the journal's
 # size costs). BODY_FILE is the upstream's answer body (default: the 11 bytes `{"ok":true}`), to see what the

@@ -270,6 +270,43 @@ struct HostMapDecoderTests {
         #expect(loaded.map?.configurations.map(\.isDefault) == [false, true])
     }
 
+    @Test("A request's host finds its configuration by any of its names, in any ASCII case; the first one named wins")
+    func hostLookup() throws {
+        let loaded = try loadHostMap(
+            """
+            { "configurations": [
+                { "canonical_host": "api.example.com", "release_key": "PROD",
+                  "hosts": [ { "key": "PROD", "host": "127.0.0.1:9001", "protocol": "http" },
+                             { "key": "QA", "host": "qa.example.com", "protocol": "http" } ] },
+                { "canonical_host": "qa.example.com", "release_key": "PROD",
+                  "hosts": [ { "key": "PROD", "host": "127.0.0.1:9002", "protocol": "http" } ] },
+                { "canonical_host": "fallback.example.com", "default": true, "release_key": "PROD",
+                  "hosts": [ { "key": "PROD", "host": "127.0.0.1:9003", "protocol": "http" } ] } ] }
+            """)
+        let environments = Environments(map: try #require(loaded.map, "\(loaded.errors)"))
+        func origin(_ host: String) throws -> String? {
+            let request = HTTPRequest(method: "GET", target: "/", headers: ["Host": host], body: [])
+            return try environments.upstream(for: request)?.get().origin
+        }
+        #expect(try origin("api.example.com") == "http://127.0.0.1:9001")
+        #expect(try origin("API.Example.COM") == "http://127.0.0.1:9001")
+        #expect(try origin("127.0.0.1:9001") == "http://127.0.0.1:9001")
+        // Named by the first configuration's QA host and by the second's canonical host: the first wins.
+        #expect(try origin("QA.example.com") == "http://127.0.0.1:9001")
+        // Same length as a name, one byte off; longer; shorter; a letter's case folded only for ASCII letters.
+        #expect(try origin("api.example.con") == "http://127.0.0.1:9003")
+        #expect(try origin("api.example.com.") == "http://127.0.0.1:9003")
+        #expect(try origin("pi.example.com") == "http://127.0.0.1:9003")
+        #expect(try origin("127.0.0.1;9001") == "http://127.0.0.1:9003")
+        #expect(
+            environments.recordedHost(
+                for: HTTPRequest(method: "GET", target: "/", headers: ["Host": "Qa.Example.com"], body: []))
+                == "Qa.Example.com")
+        #expect(
+            environments.recordedHost(
+                for: HTTPRequest(method: "GET", target: "/", headers: ["Host": "other.com"], body: [])) == nil)
+    }
+
     @Test("Every problem is reported at once")
     func severalErrors() throws {
         let loaded = try loadHostMap(

@@ -85,7 +85,8 @@ struct ReceivedHeadersTests {
             Self.expectSame(parsed, list, "short fields in pieces of \(piece)")
             #expect(try #require(parsed.receivedCapacity) >= 9 * 200)
         }
-        // A head arriving a byte at a time gives no estimate: the usual 512 bytes.
+        // A head arriving a byte at a time is estimated by its first field's line alone: the buffer grows as the
+        // other fields come, and holds the same fields.
         let trickled = try Self.parsed(usual, piece: 1)
         Self.expectSame(trickled, fields, "a byte at a time")
     }

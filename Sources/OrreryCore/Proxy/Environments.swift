@@ -87,11 +87,11 @@ public struct Environments: Sendable {
     /// The first configuration `host` names, as `HostMap.Configuration.names` tells.
     private func configurationIndex(named host: String) -> Int? {
         var host = host
-        return host.withUTF8 { host in
-            for entry in hostNames where entry.name.count == host.count {
+        return host.withUTF8 { bytes in
+            for entry in hostNames where entry.name.count == bytes.count {
                 var offset = 0
-                while offset < host.count, entry.name[offset] == Self.lowercasedASCII(host[offset]) { offset += 1 }
-                if offset == host.count { return entry.index }
+                while offset < bytes.count, entry.name[offset] == Self.lowercasedASCII(bytes[offset]) { offset += 1 }
+                if offset == bytes.count { return entry.index }
             }
             return nil
         }
