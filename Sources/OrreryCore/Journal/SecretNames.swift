@@ -25,16 +25,27 @@ public struct SecretNames: Sendable {
     /// The configured names alone, lowercase: for exchanges where the common names do not apply.
     private let configuredStems: StemTable
 
-    /// Stems, and for each byte the stems that end with it.
+    /// Stems, for each byte the stems that end with it, and each stem's last three bytes sixteen times over.
     private struct StemTable: Sendable {
         var stems: [[UInt8]]
         var byLastByte: [[Int]]
+        /// Each stem's last three bytes, each repeated in a vector, for the search sixteen places at a time; empty
+        /// when a stem is shorter than three bytes or one of those bytes is not its own `| 0x20` (see `occurs`).
+        var tails: [(SIMD16<UInt8>, SIMD16<UInt8>, SIMD16<UInt8>)] = []
 
         init(_ stems: [[UInt8]]) {
             self.stems = stems
             byLastByte = Array(repeating: [], count: 256)
             for (index, stem) in stems.enumerated() {
                 if let last = stem.last { byLastByte[Int(last)].append(index) }
+            }
+            if stems.allSatisfy({ $0.count >= 3 && $0.suffix(3).allSatisfy { $0 | 0x20 == $0 } }) {
+                tails = stems.map {
+                    (
+                        SIMD16(repeating: $0[$0.count - 3]), SIMD16(repeating: $0[$0.count - 2]),
+                        SIMD16(repeating: $0[$0.count - 1])
+                    )
+                }
             }
         }
     }
@@ -68,19 +79,59 @@ public struct SecretNames: Sendable {
         (common && usesCommonNames) || !parameters.isEmpty || !jsonFields.isEmpty
     }
 
-    /// Whether the bytes may hold a named field: some stem occurs in them, without regard to case. One pass, each
-    /// byte looked up once; the usual body (no stem) is never parsed.
+    /// Whether the bytes may hold a named field: some stem occurs in them, without regard to case. One pass (see
+    /// `occurs`); the usual body (no stem) is never parsed.
     func mayName<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, common: Bool) -> Bool where Bytes.Index == Int {
         let table = common ? stems : configuredStems
-        guard !table.stems.isEmpty else { return false }
-        for end in bytes.indices {
-            for index in table.byLastByte[Int(Self.lowercased(bytes[end]))] {
-                let stem = table.stems[index]
-                guard end - bytes.startIndex + 1 >= stem.count else { continue }
-                var offset = 1
-                while offset < stem.count && Self.lowercased(bytes[end - offset]) == stem[stem.count - 1 - offset] { offset += 1 }
-                if offset == stem.count { return true }
+        guard !table.stems.isEmpty, !bytes.isEmpty else { return false }
+        return bytes.withContiguousStorageIfAvailable { Self.occurs(table, in: $0) }
+            ?? Array(bytes).withUnsafeBufferPointer { Self.occurs(table, in: $0) }
+    }
+
+    /// Whether a stem occurs in the bytes, without regard to ASCII case.
+    ///
+    /// Sixteen places at a time, where the stems allow it: the three bytes ending at each place are compared at
+    /// once with each stem's last three, with 0x20 set in every byte (an ASCII letter's lower case; a byte of the
+    /// stems' tails is its own `| 0x20`, so nothing that matches is missed, and what else matches is compared in
+    /// full). Compared a byte at a time with the stems that end with it, the search cost about 27 instructions a
+    /// byte of every journaled body: 75,600 of a 2.7 KB JSON answer's 110,800.
+    private static func occurs(_ table: StemTable, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var end = 0
+        if !table.tails.isEmpty, bytes.count >= 18, let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            let caseBit = SIMD16<UInt8>(repeating: 0x20)
+            // The sixteen places from `end` on, each with the two bytes before it: loads from end - 2 to end + 15.
+            end = 2
+            while end + 16 <= bytes.count {
+                let third = raw.loadUnaligned(fromByteOffset: end - 2, as: SIMD16<UInt8>.self) | caseBit
+                let second = raw.loadUnaligned(fromByteOffset: end - 1, as: SIMD16<UInt8>.self) | caseBit
+                let last = raw.loadUnaligned(fromByteOffset: end, as: SIMD16<UInt8>.self) | caseBit
+                for tail in table.tails where any((third .== tail.0) .& (second .== tail.1) .& (last .== tail.2)) {
+                    for place in end..<(end + 16) where endsStem(table, in: bytes, at: place) { return true }
+                    break
+                }
+                end += 16
             }
+        }
+        // The rest, and every place of a short body or of stems the vectors do not take, one at a time.
+        while end < bytes.count {
+            if endsStem(table, in: bytes, at: end) { return true }
+            end += 1
+        }
+        return false
+    }
+
+    /// Whether a stem ends at `end`.
+    @inline(__always)
+    private static func endsStem(_ table: StemTable, in bytes: UnsafeBufferPointer<UInt8>, at end: Int) -> Bool {
+        for index in table.byLastByte[Int(lowercased(bytes[end]))] {
+            let stem = table.stems[index]
+            guard end + 1 >= stem.count else { continue }
+            var offset = 1
+            while offset < stem.count && lowercased(bytes[end - offset]) == stem[stem.count - 1 - offset] {
+                offset += 1
+            }
+            if offset == stem.count { return true }
         }
         return false
     }
