@@ -51,6 +51,7 @@ struct SecretStemSearchTests {
         }
         // Both answers came up often enough for the comparison to mean something.
         #expect(found.common > 400 && found.common < 3800, "\(found.common)")
+        #expect(found.configured > 400 && found.configured < 3800, "\(found.configured)")
         #expect(common.mayName(Array("{\"ok\":true}".utf8), common: true) == false)
         #expect(common.mayName(Array("{\"X-API-KEY\":1}".utf8), common: true))
         #expect(SecretNames(usesCommonNames: false).mayName(Array("token".utf8), common: true) == false)

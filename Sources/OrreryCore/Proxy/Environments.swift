@@ -9,15 +9,15 @@ public struct Environments: Sendable {
     /// when a choice changes, not for every request.
     private var upstreams: [Result<Upstream, UpstreamSelectionError>] = []
     /// The names the configurations answer to (`HostMap.Configuration.names`), in the map's order, each with its
-    /// configuration's index and its ASCII letters lower-cased: asked of every request's host, which is compared
-    /// with the names of its length only, as bytes. (Searched as strings, one configuration's names at a time, the
-    /// lookup cost some 400 instructions a request with a single configuration.)
-    private let hostNames: [(name: [UInt8], index: Int)]
+    /// configuration's index: asked of every request's host, which is compared with them as bytes, by length first.
+    /// (Searched one configuration's names at a time, through nested closures, the lookup cost some 400
+    /// instructions a request with a single configuration.)
+    private let hostNames: [(name: String, index: Int)]
 
     public init(map: HostMap, choices: [String: EnvironmentChoice] = [:]) {
         self.map = map
         hostNames = map.configurations.enumerated().flatMap { index, configuration in
-            configuration.hostNames.map { (Array($0.utf8).map(Self.lowercasedASCII), index) }
+            configuration.hostNames.map { ($0, index) }
         }
         self.choices = [:]
         for (host, choice) in choices {
@@ -87,19 +87,7 @@ public struct Environments: Sendable {
     /// The first configuration `host` names, as `HostMap.Configuration.names` tells.
     private func configurationIndex(named host: String) -> Int? {
         var host = host
-        return host.withUTF8 { bytes in
-            for entry in hostNames where entry.name.count == bytes.count {
-                var offset = 0
-                while offset < bytes.count, entry.name[offset] == Self.lowercasedASCII(bytes[offset]) { offset += 1 }
-                if offset == bytes.count { return entry.index }
-            }
-            return nil
-        }
-    }
-
-    @inline(__always)
-    private static func lowercasedASCII(_ byte: UInt8) -> UInt8 {
-        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+        return host.withUTF8 { bytes in hostNames.first { bytes.equalsIgnoringASCIICase($0.name) }?.index }
     }
 
     /// The host a fixture recorded from this request should require: the one the client named, when the name chose
